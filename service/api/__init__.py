@@ -1,0 +1,1 @@
+"""The REST surface: routes, request/response models, dependencies and error mapping."""

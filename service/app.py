@@ -1,0 +1,65 @@
+"""The FastAPI app factory. The driver and the embedding model are created in the lifespan."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+
+from service.api import health
+from service.api.deps import Resources
+from service.api.errors import install_error_handlers
+from service.embedding import Embedder, load_embedder
+from service.graph.driver import connect
+from service.graph.schema import apply_schema
+from service.settings import Settings
+
+log = logging.getLogger(__name__)
+
+EmbedderFactory = Callable[[Settings], Embedder]
+
+
+def default_embedder(settings: Settings) -> Embedder:
+    return load_embedder(
+        settings.embedding_model,
+        device=settings.embedding_device,
+        batch_size=settings.embedding_batch_size,
+    )
+
+
+def create_app(
+    settings: Settings | None = None, *, embedder_factory: EmbedderFactory = default_embedder
+) -> FastAPI:
+    """Build the API. Nothing connects or loads until the app starts (its lifespan).
+
+    Args:
+        settings: configuration; read from the environment when omitted.
+        embedder_factory: how the model is loaded (tests may hand in a light one).
+    """
+    settings = settings or Settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        driver = connect(settings)
+        try:
+            embedder = embedder_factory(settings)
+            states = apply_schema(
+                driver, settings.neo4j_database, embedder.dimension, settings.index_online_timeout_s
+            )
+            log.info("schema ready: %d indexes online", len(states))
+            app.state.resources = Resources(settings=settings, driver=driver, embedder=embedder)
+            yield
+        finally:
+            driver.close()
+
+    app = FastAPI(
+        title="anchorgraph",
+        version="0.1.0",
+        summary="Hybrid retrieval on Neo4j with multi-signal scoring and hyperlink expansion.",
+        lifespan=lifespan,
+    )
+    install_error_handlers(app)
+    app.include_router(health.router)
+    return app

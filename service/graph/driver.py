@@ -1,0 +1,41 @@
+"""One place that turns settings into a connected ``neo4j.Driver``."""
+
+from __future__ import annotations
+
+import neo4j
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from service.errors import GraphUnavailable
+from service.graph.local_server import LocalNeo4j
+from service.settings import Settings
+
+
+def neo4j_auth(settings: Settings) -> tuple[str, str]:
+    """User and password: configured, or the local server's stored one."""
+    if settings.neo4j_password is not None:
+        return settings.neo4j_user, settings.neo4j_password.get_secret_value()
+    if settings.uses_local_server:
+        return settings.neo4j_user, LocalNeo4j(settings).password()
+    raise GraphUnavailable("ANCHORGRAPH_NEO4J_PASSWORD is required with ANCHORGRAPH_NEO4J_URI.")
+
+
+def connect(settings: Settings) -> neo4j.Driver:
+    """A driver whose connection and credentials were checked once.
+
+    Raises:
+        GraphUnavailable: nothing answers at the URI, or the credentials are refused.
+    """
+    driver = neo4j.GraphDatabase.driver(settings.bolt_uri, auth=neo4j_auth(settings))
+    try:
+        driver.verify_connectivity()
+    except (ServiceUnavailable, AuthError, OSError) as error:
+        driver.close()
+        hint = (
+            " Start the local server with 'anchorgraph neo4j start'."
+            if settings.uses_local_server
+            else ""
+        )
+        raise GraphUnavailable(
+            f"Neo4j at {settings.bolt_uri} is not usable: {error}.{hint}"
+        ) from error
+    return driver

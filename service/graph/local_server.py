@@ -1,0 +1,356 @@
+"""The project's own Neo4j Community server, assembled from Maven Central and run on loopback.
+
+No Docker and no tarball: ``org.neo4j:neo4j`` (the server entry point, which pulls the web server
+and Bolt) and ``org.neo4j.client:neo4j-browser`` are resolved by Maven into a jar cache outside the
+checkout, and the server runs from those jars with a ``neo4j.conf`` this module writes.
+
+We start ``org.neo4j.server.CommunityEntryPoint`` directly rather than through Neo4j's bootloader,
+so the JVM flags the bootloader would derive from ``neo4j.conf`` (heap, ``--add-opens``) are given
+here (source: Neo4j 5.x ``BootloaderOsAbstraction``; see ../shared/notes/neo4j.md §1.4).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from neo4j import GraphDatabase
+from neo4j.exceptions import AuthError, ServiceUnavailable
+
+from service.errors import LocalServerError
+from service.settings import Settings
+
+_ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+_ADMIN_TOOL = "org.neo4j.cli.AdminTool"
+# The JVM options Neo4j's own launcher adds (5.x default neo4j.conf); --add-opens java.nio is
+# needed for native vector index population on newer JDKs.
+_JVM_OPTIONS = (
+    "-XX:+UseG1GC",
+    "-XX:-OmitStackTraceInFastThrow",
+    "-XX:+UnlockExperimentalVMOptions",
+    "-XX:+TrustFinalNonStaticFields",
+    "-XX:+DisableExplicitGC",
+    "-Djdk.nio.maxCachedBufferSize=1024",
+    "-Dio.netty.tryReflectionSetAccessible=true",
+    "--add-opens=java.base/java.nio=ALL-UNNAMED",
+    "--add-opens=java.base/java.io=ALL-UNNAMED",
+    "--add-opens=java.base/sun.nio.ch=ALL-UNNAMED",
+    "--enable-native-access=ALL-UNNAMED",
+    # The Lucene vector code uses the incubating Vector API when it is present.
+    "--add-modules=jdk.incubator.vector",
+    "-Dlog4j2.disable.jmx=true",
+    "-Dfile.encoding=UTF-8",
+)
+
+
+@dataclass(frozen=True)
+class ServerStatus:
+    running: bool
+    pid: int | None
+    bolt_uri: str
+    browser_url: str
+    home: Path
+
+
+class LocalNeo4j:
+    """Install, start, stop and inspect the local server described by ``settings``."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self.home = settings.neo4j_home
+        self.lib_dir = settings.cache_dir / f"neo4j-{settings.neo4j_version}" / "lib"
+
+    # --- paths --------------------------------------------------------------------------------
+    @property
+    def conf_dir(self) -> Path:
+        return self.home / "conf"
+
+    @property
+    def pid_file(self) -> Path:
+        return self.home / "run" / "anchorgraph-neo4j.pid"
+
+    @property
+    def password_file(self) -> Path:
+        return self.home / "password"
+
+    @property
+    def console_log(self) -> Path:
+        return self.home / "logs" / "console.log"
+
+    @property
+    def bolt_uri(self) -> str:
+        return f"bolt://127.0.0.1:{self.settings.neo4j_bolt_port}"
+
+    @property
+    def browser_url(self) -> str:
+        return f"http://127.0.0.1:{self.settings.neo4j_http_port}/browser/"
+
+    # --- install ------------------------------------------------------------------------------
+    def is_installed(self) -> bool:
+        return (self.lib_dir / ".complete").exists()
+
+    def install(self) -> Path:
+        """Resolve the server and Browser jars into the cache (once); return the lib folder."""
+        if self.is_installed():
+            return self.lib_dir
+        mvn = shutil.which("mvn")
+        if mvn is None:
+            raise LocalServerError(
+                "Maven ('mvn') is not on PATH; it is needed once to fetch Neo4j "
+                f"{self.settings.neo4j_version} from Maven Central. Install Maven, or set "
+                "ANCHORGRAPH_NEO4J_URI to use an existing Neo4j server."
+            )
+        self._java()  # fail early, before a download, when there is no usable Java
+        work = self.lib_dir.parent
+        partial = work / "lib.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        pom = work / "pom.xml"
+        pom.write_text(
+            resources.files("service.graph").joinpath("neo4j-server.pom.xml").read_text()
+        )
+        command = [
+            mvn, "-q", "-B", "-f", str(pom), "dependency:copy-dependencies",
+            f"-Dneo4j.version={self.settings.neo4j_version}",
+            f"-Dbrowser.version={self.settings.neo4j_browser_version}",
+            "-DincludeScope=runtime", f"-DoutputDirectory={partial}",
+        ]  # fmt: skip
+        done = subprocess.run(command, capture_output=True, text=True, check=False)
+        if done.returncode != 0:
+            tail = "\n".join((done.stdout + done.stderr).strip().splitlines()[-15:])
+            raise LocalServerError(f"Maven could not fetch Neo4j:\n{tail}")
+        (partial / ".complete").write_text(self.settings.neo4j_version)
+        shutil.rmtree(self.lib_dir, ignore_errors=True)
+        partial.rename(self.lib_dir)  # the cache is either complete or absent, never half-filled
+        return self.lib_dir
+
+    # --- start / stop / status ----------------------------------------------------------------
+    def status(self) -> ServerStatus:
+        pid = self._running_pid()
+        return ServerStatus(pid is not None, pid, self.bolt_uri, self.browser_url, self.home)
+
+    def password(self) -> str:
+        """The password clients use: from settings, else the stored one, else a new one (0600)."""
+        if self.settings.neo4j_password is not None:
+            return self.settings.neo4j_password.get_secret_value()
+        if self.password_file.exists():
+            return self.password_file.read_text().strip()
+        self.home.mkdir(parents=True, exist_ok=True)
+        generated = secrets.token_urlsafe(18)
+        fd = os.open(self.password_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "w") as handle:
+            handle.write(generated + "\n")
+        return generated
+
+    def start(self) -> ServerStatus:
+        """Start the server and wait until Bolt accepts our credentials.
+
+        Raises:
+            LocalServerError: already running, a port is taken, or the server did not come up.
+        """
+        if (pid := self._running_pid()) is not None:
+            raise LocalServerError(
+                f"The local Neo4j is already running (pid {pid}, {self.bolt_uri}); "
+                "'anchorgraph neo4j stop' stops it."
+            )
+        for port in (self.settings.neo4j_bolt_port, self.settings.neo4j_http_port):
+            if _port_in_use(port):
+                raise LocalServerError(
+                    f"Port {port} on 127.0.0.1 is taken by another program; choose others with "
+                    "ANCHORGRAPH_NEO4J_BOLT_PORT / ANCHORGRAPH_NEO4J_HTTP_PORT."
+                )
+        self.install()
+        for sub in ("conf", "data", "logs", "run", "plugins"):
+            (self.home / sub).mkdir(parents=True, exist_ok=True)
+        self._write_config()
+        password = self.password()
+        if not (self.home / "data" / "dbms").exists():
+            self._set_initial_password(password)
+
+        java = self._java()
+        command = [
+            str(java), f"-Xms{self.settings.neo4j_heap}", f"-Xmx{self.settings.neo4j_heap}",
+            *_JVM_OPTIONS, "-cp", f"{self.home / 'plugins'}/*:{self.lib_dir}/*",
+            _ENTRY_POINT, f"--home-dir={self.home}", f"--config-dir={self.conf_dir}",
+            "--console-mode",
+        ]  # fmt: skip
+        with self.console_log.open("ab") as log:
+            # A session of its own: Ctrl-C in the terminal that started us does not kill Neo4j,
+            # and 'stop' can signal the whole process group.
+            process = subprocess.Popen(
+                command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                cwd=self.home, start_new_session=True,
+            )  # fmt: skip
+        self.pid_file.write_text(str(process.pid))
+        try:
+            self._wait_for_bolt(process, password)
+        except BaseException:
+            self.stop()
+            raise
+        return self.status()
+
+    def stop(self, timeout_s: float = 60.0) -> bool:
+        """Stop the server (SIGTERM, then SIGKILL after ``timeout_s``); False if none ran."""
+        pid = self._running_pid()
+        if pid is None:
+            self.pid_file.unlink(missing_ok=True)
+            return False
+        os.killpg(pid, signal.SIGTERM)
+        deadline = time.monotonic() + timeout_s
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        if _alive(pid):
+            os.killpg(pid, signal.SIGKILL)
+            while _alive(pid):
+                time.sleep(0.1)
+        self.pid_file.unlink(missing_ok=True)
+        return True
+
+    # --- internals ----------------------------------------------------------------------------
+    def _running_pid(self) -> int | None:
+        try:
+            pid = int(self.pid_file.read_text().strip())
+        except (FileNotFoundError, ValueError):
+            return None
+        return pid if _alive(pid) and _is_neo4j(pid) else None
+
+    def _java(self) -> Path:
+        java_home = self.settings.java_home or (
+            Path(os.environ["JAVA_HOME"]) if os.environ.get("JAVA_HOME") else None
+        )
+        java = java_home / "bin" / "java" if java_home else shutil.which("java")
+        if java is None or not Path(java).exists():
+            raise LocalServerError(
+                "No Java runtime found: install Java 17 or 21, or set JAVA_HOME."
+            )
+        done = subprocess.run([str(java), "-version"], capture_output=True, text=True, check=False)
+        version = _java_feature_version(done.stderr)
+        if version is None or version < 17:
+            raise LocalServerError(
+                f"Neo4j {self.settings.neo4j_version} needs Java 17 or 21; {java} reports: "
+                f"{done.stderr.strip().splitlines()[0] if done.stderr.strip() else 'nothing'}"
+            )
+        return Path(java)
+
+    def _write_config(self) -> None:
+        s = self.settings
+        lines = {
+            "server.default_listen_address": "127.0.0.1",
+            "server.default_advertised_address": "127.0.0.1",
+            "server.bolt.enabled": "true",
+            "server.bolt.listen_address": f"127.0.0.1:{s.neo4j_bolt_port}",
+            "server.bolt.advertised_address": f"127.0.0.1:{s.neo4j_bolt_port}",
+            "server.http.enabled": "true",
+            "server.http.listen_address": f"127.0.0.1:{s.neo4j_http_port}",
+            "server.http.advertised_address": f"127.0.0.1:{s.neo4j_http_port}",
+            "server.https.enabled": "false",
+            "server.http_enabled_modules": "TRANSACTIONAL_ENDPOINTS,UNMANAGED_EXTENSIONS,"
+            "BROWSER,QUERY_API_ENDPOINTS",
+            "dbms.security.auth_enabled": "true",
+            "server.memory.heap.initial_size": s.neo4j_heap,
+            "server.memory.heap.max_size": s.neo4j_heap,
+            "server.memory.pagecache.size": s.neo4j_pagecache,
+            "server.directories.data": str(self.home / "data"),
+            "server.directories.logs": str(self.home / "logs"),
+            "server.directories.run": str(self.home / "run"),
+            "server.directories.plugins": str(self.home / "plugins"),
+            "server.directories.import": str(self.home / "import"),
+            "dbms.usage_report.enabled": "false",
+            "server.config.strict_validation.enabled": "true",
+        }
+        text = "# Written by anchorgraph from its settings; edits are overwritten on start.\n"
+        text += "".join(f"{key}={value}\n" for key, value in lines.items())
+        (self.conf_dir / "neo4j.conf").write_text(text)
+
+    def _set_initial_password(self, password: str) -> None:
+        env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.conf_dir)}
+        done = subprocess.run(
+            [str(self._java()), "-cp", f"{self.lib_dir}/*", _ADMIN_TOOL,
+             "dbms", "set-initial-password", password],
+            capture_output=True, text=True, env=env, cwd=self.home, check=False,
+        )  # fmt: skip
+        if done.returncode != 0:
+            raise LocalServerError(f"Could not set the initial password: {done.stderr.strip()}")
+
+    def _wait_for_bolt(self, process: subprocess.Popen[bytes], password: str) -> None:
+        deadline = time.monotonic() + self.settings.neo4j_start_timeout_s
+        with GraphDatabase.driver(self.bolt_uri, auth=(self.settings.neo4j_user, password)) as drv:
+            while True:
+                if process.poll() is not None:
+                    raise LocalServerError(
+                        f"Neo4j exited with code {process.returncode} while starting:\n"
+                        f"{_tail(self.console_log)}"
+                    )
+                try:
+                    drv.verify_connectivity()
+                    return
+                except AuthError as error:
+                    raise LocalServerError(
+                        f"Neo4j refused the password ({error.message}). The data in {self.home} "
+                        "was created with another one: set ANCHORGRAPH_NEO4J_PASSWORD to it, "
+                        "or remove that folder to start afresh."
+                    ) from error
+                except (ServiceUnavailable, OSError):
+                    pass
+                if time.monotonic() > deadline:
+                    raise LocalServerError(
+                        f"Neo4j did not answer on {self.bolt_uri} within "
+                        f"{self.settings.neo4j_start_timeout_s:.0f} s:\n{_tail(self.console_log)}"
+                    )
+                time.sleep(0.5)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # A zombie answers kill(0) but is gone; /proc tells the difference on Linux.
+    stat = Path(f"/proc/{pid}/stat")
+    return not (stat.exists() and stat.read_text().split(") ", 1)[-1].startswith("Z"))
+
+
+def _is_neo4j(pid: int) -> bool:
+    """Guard against a stale pid file whose number now belongs to another program."""
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    return not cmdline.exists() or _ENTRY_POINT.encode() in cmdline.read_bytes()
+
+
+def _port_in_use(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.settimeout(0.5)
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def _java_feature_version(version_banner: str) -> int | None:
+    """17 from 'openjdk version "17.0.15" 2025-04-15'; 8 from '"1.8.0_392"'."""
+    for line in version_banner.splitlines():
+        if "version" in line and '"' in line:
+            number = line.split('"')[1]
+            parts = number.split(".")
+            major = parts[1] if parts[0] == "1" and len(parts) > 1 else parts[0]
+            return int(major.split("-")[0]) if major.split("-")[0].isdigit() else None
+    return None
+
+
+def _tail(path: Path, lines: int = 20) -> str:
+    if not path.exists():
+        return "(no log)"
+    return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
+
+
+def free_port() -> int:
+    """A TCP port on 127.0.0.1 that nothing listens on right now (for tests and tools)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])

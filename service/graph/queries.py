@@ -1,0 +1,69 @@
+"""The catalogue of named Cypher files in the ``cypher`` resource package.
+
+A ``Query`` member names a file (``Query.CONSTRAINTS`` → ``cypher/schema/constraints.cypher``), so a
+typo fails in mypy rather than at run time; a unit test checks that members and files match one to
+one. Text is read once and cached. Most files hold one statement; schema files hold several, each
+ending with ``;`` at the end of a line, and ``statements()`` splits them.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+from functools import cache
+from importlib import resources
+
+_STATEMENT_END = re.compile(r";[ \t]*$", re.MULTILINE)
+
+
+class Query(StrEnum):
+    """Every Cypher file, named by ``folder/stem`` under ``cypher/``."""
+
+    # schema: applied by `anchorgraph db init` and on service start
+    CONSTRAINTS = "schema/constraints"
+    RANGE_INDEXES = "schema/range_indexes"
+    VECTOR_INDEXES = "schema/vector_indexes"
+    FULLTEXT_INDEXES = "schema/fulltext_indexes"
+    INDEX_STATES = "schema/index_states"
+    VECTOR_INDEX_DIMENSIONS = "schema/vector_index_dimensions"
+    AWAIT_INDEXES = "schema/await_indexes"
+    # health
+    SERVER_INFO = "health/server_info"
+
+
+SCHEMA = (Query.CONSTRAINTS, Query.RANGE_INDEXES, Query.VECTOR_INDEXES, Query.FULLTEXT_INDEXES)
+
+
+@cache
+def text(query: Query) -> str:
+    """The whole file, header included."""
+    folder, stem = query.value.split("/")
+    return resources.files("cypher").joinpath(folder, f"{stem}.cypher").read_text("utf-8")
+
+
+@cache
+def statements(query: Query) -> tuple[str, ...]:
+    """The file's statements without header comments or the trailing ``;``."""
+    body = "\n".join(
+        line for line in text(query).splitlines() if not line.lstrip().startswith("//")
+    )
+    parts = (part.strip() for part in _STATEMENT_END.split(body))
+    return tuple(part for part in parts if part)
+
+
+def cypher(query: Query) -> str:
+    """The single statement of a one-statement file (what the driver is given)."""
+    (only,) = statements(query)
+    return only
+
+
+def all_files() -> list[str]:
+    """``folder/stem`` of every ``.cypher`` file shipped, for the catalogue test."""
+    root = resources.files("cypher")
+    return sorted(
+        f"{folder.name}/{entry.name.removesuffix('.cypher')}"
+        for folder in root.iterdir()
+        if folder.is_dir() and not folder.name.startswith("__")
+        for entry in folder.iterdir()
+        if entry.name.endswith(".cypher")
+    )

