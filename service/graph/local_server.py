@@ -67,6 +67,9 @@ class LocalNeo4j:
         self.settings = settings
         self.home = settings.neo4j_home
         self.lib_dir = settings.cache_dir / f"neo4j-{settings.neo4j_version}" / "lib"
+        # The server this object started, kept so that stop() can reap it (no zombie) and
+        # Python does not warn about a child still running when the handle is dropped.
+        self._process: subprocess.Popen[bytes] | None = None
 
     # --- paths --------------------------------------------------------------------------------
     @property
@@ -189,6 +192,7 @@ class LocalNeo4j:
                 command, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                 cwd=self.home, start_new_session=True,
             )  # fmt: skip
+        self._process = process
         self.pid_file.write_text(str(process.pid))
         try:
             self._wait_for_bolt(process, password)
@@ -211,6 +215,9 @@ class LocalNeo4j:
             os.killpg(pid, signal.SIGKILL)
             while _alive(pid):
                 time.sleep(0.1)
+        if self._process is not None:
+            self._process.wait()
+            self._process = None
         self.pid_file.unlink(missing_ok=True)
         return True
 

@@ -27,6 +27,8 @@ class Query(StrEnum):
     INDEX_STATES = "schema/index_states"
     VECTOR_INDEX_DIMENSIONS = "schema/vector_index_dimensions"
     AWAIT_INDEXES = "schema/await_indexes"
+    # admin
+    DELETE_ALL = "admin/delete_all"
     # health
     SERVER_INFO = "health/server_info"
 

@@ -1,0 +1,36 @@
+"""GET /health and the docs, through the real app lifespan against the real server."""
+
+from __future__ import annotations
+
+import neo4j
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.errors import GraphUnavailable
+from service.graph.local_server import free_port
+from service.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def test_health_reports_graph_indexes_and_model(settings: Settings, driver: neo4j.Driver) -> None:
+    with TestClient(create_app(settings)) as client:
+        response = client.get("/health")
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["status"] == "ok"
+        assert body["neo4j"]["reachable"] is True
+        assert body["neo4j"]["version"].startswith("5.26")
+        assert body["model"]["dimension"] == 384
+        names = {index["name"] for index in body["indexes"]}
+        assert {"chunk_embedding", "chunk_text", "document_id"} <= names
+        assert client.get("/docs").status_code == 200
+        assert "/health" in client.get("/openapi.json").json()["paths"]
+
+
+def test_unreachable_graph_fails_startup_clearly() -> None:
+    dead = Settings(_env_file=None, neo4j_uri=f"bolt://127.0.0.1:{free_port()}",
+                    neo4j_password="whatever-it-is")  # fmt: skip
+    with pytest.raises(GraphUnavailable, match="not usable"), TestClient(create_app(dead)):
+        pass

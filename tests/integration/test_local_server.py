@@ -1,0 +1,58 @@
+"""The project's own Neo4j: runs on loopback, refuses a second start, stops without orphans."""
+
+from __future__ import annotations
+
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from service.errors import LocalServerError
+from service.graph.local_server import LocalNeo4j, _alive, free_port
+from service.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def test_browser_is_served_on_the_http_port(settings: Settings) -> None:
+    if not settings.uses_local_server:
+        pytest.skip("an external server was given")
+    with urllib.request.urlopen(LocalNeo4j(settings).browser_url, timeout=10) as response:
+        assert response.status == 200
+        assert b"<html" in response.read(4096).lower()
+
+
+def test_second_start_says_it_already_runs(settings: Settings) -> None:
+    if not settings.uses_local_server:
+        pytest.skip("an external server was given")
+    with pytest.raises(LocalServerError, match="already running"):
+        LocalNeo4j(settings).start()
+
+
+def test_start_and_stop_leave_no_jvm(tmp_path: Path) -> None:
+    server = LocalNeo4j(
+        Settings(
+            _env_file=None,
+            neo4j_home=tmp_path,
+            neo4j_bolt_port=free_port(),
+            neo4j_http_port=free_port(),
+            neo4j_heap="512m",
+            neo4j_pagecache="64m",
+        )
+    )
+    status = server.start()
+    assert status.running and status.pid is not None
+    assert server.stop()
+    assert not _alive(status.pid)
+    assert not server.status().running
+    assert not server.stop()  # stopping twice is harmless
+
+
+def test_a_taken_port_is_reported(settings: Settings, tmp_path: Path) -> None:
+    if not settings.uses_local_server:
+        pytest.skip("an external server was given")
+    clash = LocalNeo4j(
+        Settings(_env_file=None, neo4j_home=tmp_path, neo4j_bolt_port=settings.neo4j_bolt_port)
+    )
+    with pytest.raises(LocalServerError, match="taken"):
+        clash.start()

@@ -1,0 +1,67 @@
+"""The local server's configuration and helpers, without starting Java."""
+
+from __future__ import annotations
+
+import stat
+from pathlib import Path
+
+import pytest
+
+from service.graph.local_server import LocalNeo4j, _java_feature_version
+from service.settings import Settings
+
+
+@pytest.mark.parametrize(
+    ("banner", "version"),
+    [
+        ('openjdk version "17.0.15" 2025-04-15', 17),
+        ('openjdk version "21" 2023-09-19', 21),
+        ('java version "1.8.0_392"', 8),
+        ('openjdk version "25-ea" 2025-09-16', 25),
+        ("no banner at all", None),
+    ],
+)
+def test_java_version_banner(banner: str, version: int | None) -> None:
+    assert _java_feature_version(banner) == version
+
+
+def _server(tmp_path: Path, **overrides: object) -> LocalNeo4j:
+    return LocalNeo4j(Settings(_env_file=None, neo4j_home=tmp_path, **overrides))
+
+
+def test_config_binds_loopback_only_with_auth(tmp_path: Path) -> None:
+    server = _server(tmp_path, neo4j_bolt_port=17001, neo4j_http_port=17002, neo4j_heap="3g")
+    server.conf_dir.mkdir()
+    server._write_config()
+    conf = dict(
+        line.split("=", 1)
+        for line in (server.conf_dir / "neo4j.conf").read_text().splitlines()
+        if line and not line.startswith("#")
+    )
+    assert conf["server.bolt.listen_address"] == "127.0.0.1:17001"
+    assert conf["server.http.listen_address"] == "127.0.0.1:17002"
+    assert conf["server.default_listen_address"] == "127.0.0.1"
+    assert conf["dbms.security.auth_enabled"] == "true"
+    assert conf["server.memory.heap.max_size"] == "3g"
+    assert "BROWSER" in conf["server.http_enabled_modules"]
+
+
+def test_generated_password_is_stored_0600_and_reused(tmp_path: Path) -> None:
+    server = _server(tmp_path)
+    first = server.password()
+    assert len(first) >= 16
+    assert stat.S_IMODE(server.password_file.stat().st_mode) == 0o600
+    assert server.password() == first
+
+
+def test_configured_password_wins_and_is_not_written(tmp_path: Path) -> None:
+    server = _server(tmp_path, neo4j_password="configured-secret")
+    assert server.password() == "configured-secret"
+    assert not server.password_file.exists()
+
+
+def test_status_ignores_a_stale_pid_file(tmp_path: Path) -> None:
+    server = _server(tmp_path)
+    server.pid_file.parent.mkdir(parents=True)
+    server.pid_file.write_text("999999999")
+    assert not server.status().running

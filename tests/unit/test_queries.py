@@ -1,0 +1,33 @@
+"""The Cypher catalogue: members and files match, headers document parameters."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from service.graph.queries import Query, all_files, statements, text
+
+PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def test_every_member_has_a_file_and_every_file_a_member() -> None:
+    assert sorted(query.value for query in Query) == all_files()
+
+
+@pytest.mark.parametrize("query", list(Query), ids=str)
+def test_header_names_parameters_and_what_returns(query: Query) -> None:
+    header = [line for line in text(query).splitlines() if line.startswith("//")]
+    assert header, f"{query} has no // header"
+    joined = "\n".join(header)
+    assert "Parameters:" in joined and "Returns:" in joined
+    declared = set(PARAMETER.findall(joined))
+    used = {name for statement in statements(query) for name in PARAMETER.findall(statement)}
+    assert declared == used, f"{query}: header says {declared}, statements use {used}"
+
+
+def test_statements_split_on_line_ending_semicolons_only() -> None:
+    schema = statements(Query.CONSTRAINTS)
+    assert len(schema) >= 5
+    assert all(not s.endswith(";") and not s.startswith("//") for s in schema)
+    assert all(s.startswith("CREATE CONSTRAINT") for s in schema)
