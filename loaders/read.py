@@ -1,0 +1,776 @@
+"""Readers: bytes, files and folders in, :class:`SourceDocument` with normalised text out.
+
+Markdown and HTML are rendered to plain text while the spans of their links and headings are
+recorded; the text is then normalised and the spans moved with it, so for every document
+``text[link.start:link.end] == link.anchor_text`` and
+``text[h.start:h.start + len(h.text)] == h.text``.
+"""
+
+from __future__ import annotations
+
+import codecs
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path, PurePosixPath
+
+from bs4 import BeautifulSoup, Tag
+from bs4.element import (
+    NavigableString,
+    PageElement,
+    PreformattedString,
+    Script,
+    Stylesheet,
+    TemplateString,
+)
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from loaders.links import heading_slug
+from loaders.model import Heading, RawLink, SourceDocument
+from loaders.normalise import normalise_text, normalise_with_offsets
+from service.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
+
+FORMATS = ("text", "markdown", "html", "jsonl", "beir")
+_SUFFIXES = {
+    ".txt": "text",
+    ".text": "text",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".html": "html",
+    ".htm": "html",
+    ".jsonl": "jsonl",
+}
+_SINGLE_DOCUMENT_FORMATS = ("text", "markdown", "html")
+_BEIR_CORPUS = "corpus.jsonl"
+_SUPPORTED = (
+    "text (.txt, .text), markdown (.md, .markdown), html (.html, .htm), jsonl (.jsonl), "
+    "beir (corpus.jsonl)"
+)
+_TITLE_MAX_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Skipped:
+    """A file a folder walk passed over, and why."""
+
+    path: str  # posix, relative to the folder being read
+    reason: str
+
+
+def detect_format(path: Path | str) -> str:
+    """The reader for a file, chosen by its name.
+
+    Args:
+        path: A file path; only its name matters.
+
+    Returns:
+        One of :data:`FORMATS`: ``"beir"`` for a file named ``corpus.jsonl``, else by suffix.
+
+    Raises:
+        UnsupportedFormat: No reader handles the suffix.
+    """
+    path = Path(path)
+    if path.name.lower() == _BEIR_CORPUS:
+        return "beir"
+    fmt = _SUFFIXES.get(path.suffix.lower())
+    if fmt is None:
+        raise UnsupportedFormat(f"{path.name}: no reader for this file; supported: {_SUPPORTED}.")
+    return fmt
+
+
+def read_bytes(
+    data: bytes,
+    *,
+    doc_id: str,
+    fmt: str,
+    title: str = "",
+    uri: str = "",
+    source: str = "",
+    source_type: str = "",
+    folder: str = "",
+    tags: Iterable[str] = (),
+    max_bytes: int,
+    modified: datetime | None = None,
+) -> SourceDocument:
+    """Read one text, Markdown or HTML document.
+
+    Args:
+        data: The document's bytes, UTF-8 (a leading BOM is dropped).
+        doc_id: Its id.
+        fmt: ``"text"``, ``"markdown"`` or ``"html"``.
+        title: Its title; empty to take it from the document (front matter ``title:``, HTML
+            ``<title>``, first H1, first line of a text) or else the id's file stem.
+        uri: Where it came from.
+        source: Collection name.
+        source_type: Source tier; empty for the format name.
+        folder: Posix folder relative to the ingest root.
+        tags: Tags, merged with any Markdown front matter ``tags:``.
+        max_bytes: Largest accepted size.
+        modified: Last modification time, if known.
+
+    Returns:
+        The document, with normalised text and its links and headings.
+
+    Raises:
+        UnsupportedFormat: ``fmt`` is not a single-document format.
+        DocumentTooLarge: ``data`` is longer than ``max_bytes``.
+        InvalidInput: The bytes are not UTF-8, or no text is left after normalisation.
+    """
+    if fmt not in _SINGLE_DOCUMENT_FORMATS:
+        raise UnsupportedFormat(
+            f"{doc_id}: '{fmt}' is not a single-document format; use text, markdown or html."
+        )
+    if len(data) > max_bytes:
+        raise DocumentTooLarge(
+            f"{doc_id}: {len(data):,} bytes is over the limit of {max_bytes:,} bytes."
+        )
+    source_text = _decode(data, doc_id)
+    front = _FrontMatter()
+    if fmt == "markdown":
+        front, rendered = _render_markdown(source_text)
+        found_title = front.title or rendered.first_h1()
+    elif fmt == "html":
+        found_title, rendered = _render_html(source_text)
+        found_title = found_title or rendered.first_h1()
+    else:
+        rendered = _Rendered(normalise_text(source_text))
+        found_title = rendered.text.partition("\n")[0][:_TITLE_MAX_CHARS].rstrip()
+    if not rendered.text:
+        raise InvalidInput(f"{doc_id}: the document has no text.")
+    return SourceDocument(
+        id=doc_id,
+        text=rendered.text,
+        title=normalise_text(title or found_title) or PurePosixPath(doc_id).stem,
+        uri=uri,
+        source=source,
+        source_type=source_type or fmt,
+        folder=folder,
+        tags=tuple(dict.fromkeys(tag for tag in map(normalise_text, [*tags, *front.tags]) if tag)),
+        links=rendered.links,
+        headings=rendered.headings,
+        size_bytes=len(data),
+        modified=modified,
+        metadata=front.metadata,
+    )
+
+
+def read_jsonl(
+    path: Path,
+    *,
+    source: str = "",
+    source_type: str = "",
+    folder: str = "",
+    max_bytes: int,
+) -> Iterator[SourceDocument]:
+    """Read a JSON Lines file of documents, one object per line.
+
+    Each object has ``_id`` or ``id`` and ``text``, and optionally ``title``, ``tags`` (list of
+    strings), ``source_type`` and ``metadata`` (object of scalars, kept as strings). Blank lines
+    are skipped.
+
+    Args:
+        path: The ``.jsonl`` file.
+        source: Collection name; empty for the name of the file's folder.
+        source_type: Tier for lines that give none; empty for ``"jsonl"``.
+        folder: Posix folder of the file relative to the ingest root.
+        max_bytes: Largest accepted line.
+
+    Yields:
+        One document per line, in file order.
+
+    Raises:
+        InvalidInput: A line is not a valid document; the message names the line.
+        DocumentTooLarge: A line is longer than ``max_bytes``.
+    """
+    uri = path.resolve().as_uri()
+    source = source or path.resolve().parent.name
+    modified = _modified(path)
+    with path.open("rb") as lines:
+        offset = 0
+        for number, line in enumerate(lines, start=1):
+            where, line_offset = f"{path.name}, line {number}", offset
+            offset += len(line)
+            if number == 1 and line.startswith(codecs.BOM_UTF8):
+                line, line_offset = line[len(codecs.BOM_UTF8) :], len(codecs.BOM_UTF8)
+            if not line.strip():
+                continue
+            if len(line) > max_bytes:
+                raise DocumentTooLarge(
+                    f"{where}: {len(line):,} bytes is over the limit of {max_bytes:,} bytes."
+                )
+            record = _parse_record(line, where, line_offset)
+            yield SourceDocument(
+                id=record.id,
+                text=record.text,
+                title=record.title,
+                uri=uri,
+                source=source,
+                source_type=record.source_type or source_type or "jsonl",
+                folder=folder,
+                tags=record.tags,
+                size_bytes=len(line),
+                modified=modified,
+                metadata=record.metadata,
+            )
+
+
+def read_beir_corpus(path: Path, *, folder: str = "", max_bytes: int) -> Iterator[SourceDocument]:
+    """Read a BEIR ``corpus.jsonl`` (``_id``, ``title``, ``text`` per line).
+
+    Args:
+        path: The corpus file, or the dataset folder holding ``corpus.jsonl``.
+        folder: Posix folder of the file relative to the ingest root.
+        max_bytes: Largest accepted line.
+
+    Yields:
+        Documents with ``source`` = the dataset folder's name and ``source_type`` = ``"beir"``.
+
+    Raises:
+        InvalidInput: A line is not a valid document; the message names the line.
+    """
+    if path.is_dir():
+        path = path / _BEIR_CORPUS
+    yield from read_jsonl(path, source_type="beir", folder=folder, max_bytes=max_bytes)
+
+
+def read_path(
+    path: Path,
+    *,
+    fmt: str | None = None,
+    source_type: str = "",
+    max_bytes: int,
+    on_skip: Callable[[Skipped], None] | None = None,
+) -> Iterator[SourceDocument]:
+    """Read a file, or every supported file under a folder.
+
+    A single file gets its name as id. A folder is walked recursively in sorted order, skipping
+    hidden files and folders; each document's id is its posix path relative to the folder
+    (``"guides/setup.md"``), ``folder`` its parent there (``""`` at the top) and ``source`` the
+    folder's name. In a folder, a file that cannot be used does not stop the walk: it is
+    reported to ``on_skip`` with the reason — files of unknown formats, files that are too large,
+    not UTF-8 or empty, and the files next to a ``corpus.jsonl`` (a BEIR dataset's queries and
+    qrels are not documents). A JSONL file with a bad line is reported after the lines before it
+    were read.
+
+    Args:
+        path: A file or a folder.
+        fmt: Read every file with this reader instead of choosing one by the file's name.
+        source_type: Source tier given to every document (default: its format).
+        max_bytes: Largest accepted document (for JSONL: line).
+        on_skip: Called once for each file a folder walk passes over.
+
+    Returns:
+        The documents, read lazily.
+
+    Raises:
+        UnsupportedFormat: ``fmt`` is unknown, or a single file's format is.
+        InvalidInput: ``path`` does not exist; reading a single file fails (raised while
+            iterating).
+    """
+    if fmt is not None and fmt not in FORMATS:
+        raise UnsupportedFormat(f"Unknown format '{fmt}'; supported: {_SUPPORTED}.")
+    if path.is_dir():
+        return _read_folder(path, fmt, source_type, max_bytes, on_skip or _ignore)
+    if path.is_file():
+        return _read_file(
+            path,
+            fmt=fmt or detect_format(path),
+            doc_id=path.name,
+            folder="",
+            source=path.resolve().parent.name,
+            source_type=source_type,
+            max_bytes=max_bytes,
+        )
+    raise InvalidInput(f"{path}: no such file or folder.")
+
+
+def _ignore(_: Skipped) -> None:
+    return None
+
+
+def _read_folder(
+    root: Path,
+    fmt: str | None,
+    source_type: str,
+    max_bytes: int,
+    on_skip: Callable[[Skipped], None],
+) -> Iterator[SourceDocument]:
+    source = root.resolve().name
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
+        here = Path(directory)
+        folder = here.relative_to(root).as_posix().removeprefix(".")
+        names = sorted(name for name in files if not name.startswith("."))
+        beir_dataset = fmt is None and _BEIR_CORPUS in names
+        for name in names:
+            relative = f"{folder}/{name}" if folder else name
+            if beir_dataset and name != _BEIR_CORPUS:
+                on_skip(Skipped(relative, f"part of a BEIR dataset: only {_BEIR_CORPUS} is read."))
+                continue
+            try:
+                file_fmt = fmt or detect_format(name)
+                yield from _read_file(
+                    here / name,
+                    fmt=file_fmt,
+                    doc_id=relative,
+                    folder=folder,
+                    source=source,
+                    source_type=source_type,
+                    max_bytes=max_bytes,
+                )
+            except (InvalidInput, OSError) as error:
+                on_skip(Skipped(relative, str(error)))
+
+
+def _read_file(
+    path: Path,
+    *,
+    fmt: str,
+    doc_id: str,
+    folder: str,
+    source: str,
+    source_type: str,
+    max_bytes: int,
+) -> Iterator[SourceDocument]:
+    if fmt == "beir":
+        yield from read_beir_corpus(path, folder=folder, max_bytes=max_bytes)
+        return
+    if fmt == "jsonl":
+        yield from read_jsonl(
+            path, source=source, source_type=source_type, folder=folder, max_bytes=max_bytes
+        )
+        return
+    size = path.stat().st_size
+    if size > max_bytes:  # checked before reading, so a huge file is never loaded
+        raise DocumentTooLarge(
+            f"{doc_id}: {size:,} bytes is over the limit of {max_bytes:,} bytes."
+        )
+    yield read_bytes(
+        path.read_bytes(),
+        doc_id=doc_id,
+        fmt=fmt,
+        uri=path.resolve().as_uri(),
+        source=source,
+        source_type=source_type,
+        folder=folder,
+        max_bytes=max_bytes,
+        modified=_modified(path),
+    )
+
+
+def _modified(path: Path) -> datetime:
+    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+
+
+def _decode(data: bytes, doc_id: str, base_offset: int = 0) -> str:
+    if data.startswith(codecs.BOM_UTF8):
+        data, base_offset = data[len(codecs.BOM_UTF8) :], base_offset + len(codecs.BOM_UTF8)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise InvalidInput(
+            f"{doc_id}: not valid UTF-8 (first bad byte at offset {base_offset + error.start})."
+        ) from error
+
+
+# --- JSONL records ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Record:
+    id: str
+    text: str
+    title: str
+    tags: tuple[str, ...]
+    source_type: str
+    metadata: dict[str, str]
+
+
+def _parse_record(line: bytes, where: str, line_offset: int) -> _Record:
+    try:
+        value = json.loads(_decode(line, where, line_offset))
+    except json.JSONDecodeError as error:
+        raise InvalidInput(
+            f"{where}: not valid JSON ({error.msg}, column {error.colno})."
+        ) from error
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{where}: expected a JSON object, got {type(value).__name__}.")
+    raw_id = value.get("_id", value.get("id"))
+    if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or not str(raw_id).strip():
+        raise InvalidInput(f"{where}: '_id' (or 'id') must be a non-empty string.")
+    doc_id = str(raw_id).strip()
+    text = normalise_text(_string(value, "text", where, required=True))
+    if not text:
+        raise InvalidInput(f"{where}: document '{doc_id}' has no text.")
+    tags = value.get("tags", [])
+    if not isinstance(tags, list) or not all(isinstance(tag, str) for tag in tags):
+        raise InvalidInput(f"{where}: 'tags' must be a list of strings.")
+    return _Record(
+        id=doc_id,
+        text=text,
+        title=normalise_text(_string(value, "title", where)),
+        tags=tuple(dict.fromkeys(tag.strip() for tag in tags if tag.strip())),
+        source_type=_string(value, "source_type", where).strip(),
+        metadata=_metadata(value.get("metadata", {}), where),
+    )
+
+
+def _string(record: dict[str, object], key: str, where: str, *, required: bool = False) -> str:
+    value = record.get(key)
+    if value is None and not required:
+        return ""
+    if not isinstance(value, str):
+        raise InvalidInput(f"{where}: '{key}' must be a string.")
+    return value
+
+
+def _metadata(value: object, where: str) -> dict[str, str]:
+    if not isinstance(value, dict):
+        raise InvalidInput(f"{where}: 'metadata' must be an object.")
+    metadata: dict[str, str] = {}
+    for key, item in value.items():
+        if item is None:
+            continue
+        if not isinstance(item, str | int | float | bool):
+            raise InvalidInput(f"{where}: metadata '{key}' must be a string, number or boolean.")
+        metadata[str(key)] = str(item)
+    return metadata
+
+
+# --- Rendering markup to text -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Rendered:
+    """Normalised text with the links and headings located in it."""
+
+    text: str
+    links: tuple[RawLink, ...] = ()
+    headings: tuple[Heading, ...] = ()
+
+    def first_h1(self) -> str:
+        return next((h.text for h in self.headings if h.level == 1), "")
+
+
+@dataclass
+class _Draft:
+    """Text being assembled from markup, with the spans of links and headings written into it."""
+
+    parts: list[str] = field(default_factory=list)
+    length: int = 0
+    links: list[tuple[str, int, int]] = field(default_factory=list)  # href, start, end
+    headings: list[tuple[int, int, int, str]] = field(default_factory=list)  # level, span, id
+    open_links: list[tuple[str, int]] = field(default_factory=list)
+    open_headings: list[tuple[int, int, str]] = field(default_factory=list)
+
+    def write(self, text: str) -> None:
+        self.parts.append(text)
+        self.length += len(text)
+
+    def start_link(self, href: str) -> None:
+        self.open_links.append((href, self.length))
+
+    def end_link(self) -> None:
+        if self.open_links:
+            href, start = self.open_links.pop()
+            self.links.append((href, start, self.length))
+
+    def start_heading(self, level: int, anchor: str = "") -> None:
+        self.open_headings.append((level, self.length, anchor))
+
+    def end_heading(self) -> None:
+        if self.open_headings:
+            level, start, anchor = self.open_headings.pop()
+            self.headings.append((level, start, self.length, anchor))
+
+    def finish(self) -> _Rendered:
+        """Normalise the text and move every span into it, trimmed of whitespace."""
+        text, moved = normalise_with_offsets("".join(self.parts))
+
+        def locate(start: int, end: int) -> tuple[int, int]:
+            start, end = moved(start), moved(end)
+            while start < end and text[start].isspace():
+                start += 1
+            while end > start and text[end - 1].isspace():
+                end -= 1
+            return start, end
+
+        links = []
+        for href, raw_start, raw_end in self.links:
+            start, end = locate(raw_start, raw_end)
+            if start < end:  # a link with no visible text (an image without alt) is dropped
+                links.append(RawLink(href.strip(), text[start:end], start, end))
+        headings = []
+        slugs = _Slugs()
+        for level, raw_start, raw_end, anchor in sorted(self.headings, key=lambda h: h[1]):
+            start, end = locate(raw_start, raw_end)
+            if start < end:
+                slug = slugs.claim(anchor) if anchor else slugs.generate(text[start:end])
+                headings.append(Heading(slug, text[start:end], level, start))
+        links.sort(key=lambda link: link.start)
+        return _Rendered(text, tuple(links), tuple(headings))
+
+
+@dataclass
+class _Slugs:
+    """The anchors given out in one document, with GitHub's rule for repeated headings."""
+
+    used: set[str] = field(default_factory=set)
+    repeats: dict[str, int] = field(default_factory=dict)  # last suffix given for a slug
+
+    def claim(self, anchor: str) -> str:
+        """An explicit anchor (an HTML ``id``), used as it is."""
+        self.used.add(anchor)
+        return anchor
+
+    def generate(self, heading: str) -> str:
+        """``intro``, then ``intro-1``, ``intro-2``… for headings with the same text."""
+        base = heading_slug(heading)
+        repeat = self.repeats.get(base, 0)
+        candidate = base if repeat == 0 else f"{base}-{repeat}"
+        while candidate in self.used:
+            repeat += 1
+            candidate = f"{base}-{repeat}"
+        self.repeats[base] = repeat
+        return self.claim(candidate)
+
+
+# --- Markdown -----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _FrontMatter:
+    title: str = ""
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, str] = field(default_factory=dict)
+
+
+class _Markdown(MarkdownIt):
+    """CommonMark with tables and strikethrough, keeping every link target as written."""
+
+    def validateLink(self, url: str) -> bool:
+        # Keep javascript:/data: links as links so their anchor text is rendered as text;
+        # resolve_href drops them later.
+        return True
+
+    def normalizeLink(self, url: str) -> str:
+        return url  # no percent-encoding: RawLink.href is the href as written
+
+
+_MARKDOWN = _Markdown("commonmark").enable(["table", "strikethrough"])
+_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?\n)??(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
+_FRONT_MATTER_KEY = re.compile(r"(?P<key>[A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(?P<value>.*))?$")
+_FRONT_MATTER_ITEM = re.compile(r"[ \t]*-[ \t]+(?P<value>.*)$")
+_HTML_LINK_OPEN = re.compile(
+    r"""<a\b[^>]*?\bhref\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s>]+))""", re.I
+)
+_HTML_LINK_CLOSE = re.compile(r"</a\s*>", re.I)
+_HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
+
+
+def _render_markdown(source: str) -> tuple[_FrontMatter, _Rendered]:
+    source = source.replace("\r\n", "\n").replace("\r", "\n")
+    front = _FrontMatter()
+    if match := _FRONT_MATTER.match(source):
+        front = _parse_front_matter(match.group("body") or "")
+        source = source[match.end() :]
+    draft = _Draft()
+    first_cell = True
+    for token in _MARKDOWN.parse(source):
+        match token.type:
+            case "heading_open":
+                draft.start_heading(int(token.tag[1:]))
+            case "heading_close":
+                draft.end_heading()
+                draft.write("\n\n")
+            case "inline":
+                _render_inline(token.children or [], draft)
+            case "paragraph_close":
+                # Paragraphs in tight lists are hidden: their items stay on consecutive lines.
+                draft.write("\n" if token.hidden else "\n\n")
+            case "list_item_open":
+                draft.write(f"{token.info}{token.markup} ")  # "- ", "* ", "1. "
+            case "bullet_list_close" | "ordered_list_close" | "hr" | "table_close":
+                draft.write("\n\n")
+            case "fence" | "code_block":
+                draft.write(f"\n{token.content}\n\n")
+            case "html_block":
+                _walk_html(BeautifulSoup(token.content, "html.parser"), draft)
+                draft.write("\n\n")
+            case "tr_open":
+                first_cell = True
+            case "th_open" | "td_open":
+                draft.write("" if first_cell else " | ")
+                first_cell = False
+            case "tr_close":
+                draft.write("\n\n")  # one row, one sentence
+    return front, draft.finish()
+
+
+def _render_inline(children: list[Token], draft: _Draft) -> None:
+    for child in children:
+        match child.type:
+            case "text" | "code_inline":
+                draft.write(child.content)
+            case "image":
+                draft.write(child.content)  # the alt text; the image itself is not a link
+            case "softbreak":
+                draft.write(" ")  # hard-wrapped source lines are one paragraph
+            case "hardbreak":
+                draft.write("\n")
+            case "link_open":
+                draft.start_link(str(child.attrs.get("href", "")))
+            case "link_close":
+                draft.end_link()
+            case "html_inline":
+                _render_inline_html(child.content, draft)
+    while draft.open_links:  # an inline <a> never closed ends with its paragraph
+        draft.end_link()
+
+
+def _render_inline_html(tag: str, draft: _Draft) -> None:
+    if match := _HTML_LINK_OPEN.match(tag):
+        draft.start_link(match.group("dq") or match.group("sq") or match.group("bare") or "")
+    elif _HTML_LINK_CLOSE.match(tag):
+        draft.end_link()
+    elif _HTML_BREAK.match(tag):
+        draft.write("\n")
+
+
+def _parse_front_matter(body: str) -> _FrontMatter:
+    """Read ``title``, ``tags`` and other top-level scalars from YAML-like front matter.
+
+    Not a YAML parser: ``key: value`` lines, ``tags: [a, b]``, ``tags: a, b`` and ``- a`` lists
+    under ``tags:``; nested structures are ignored.
+    """
+    title, tags, metadata = "", [], {}
+    key = ""
+    for line in body.split("\n"):
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        if item := _FRONT_MATTER_ITEM.match(line):
+            if key == "tags":
+                tags.append(_unquote(item.group("value")))
+            continue
+        entry = _FRONT_MATTER_KEY.match(line)
+        if entry is None or line[0].isspace():
+            key = ""
+            continue
+        key, value = entry.group("key").lower(), (entry.group("value") or "").strip()
+        if key == "title":
+            title = _unquote(value)
+        elif key == "tags":
+            inner = value[1:-1] if value.startswith("[") and value.endswith("]") else value
+            tags.extend(_unquote(tag) for tag in inner.split(",") if tag.strip())
+        elif value and value[0] not in "[{|>&*":  # plain scalars only
+            metadata[key] = _unquote(value)
+    return _FrontMatter(
+        title=normalise_text(title),
+        tags=tuple(dict.fromkeys(tag for tag in map(normalise_text, tags) if tag)),
+        metadata=metadata,
+    )
+
+
+def _unquote(value: str) -> str:
+    value = value.strip()
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+        return value[1:-1]
+    return value
+
+
+# --- HTML ---------------------------------------------------------------------------------------
+
+# Elements whose content is not shown as text.
+_HIDDEN = frozenset(
+    {"head", "title", "script", "style", "template", "noscript", "iframe", "object", "svg"}
+)
+# Elements that start on a new line; each gets a blank line around it, so it ends a sentence.
+_BLOCKS = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog",
+        "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+        "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend", "li", "main", "nav", "ol",
+        "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_WHITESPACE = re.compile(r"\s+")
+
+
+def _render_html(source: str) -> tuple[str, _Rendered]:
+    soup = BeautifulSoup(source, "html.parser")
+    title = soup.title.get_text() if soup.title is not None else ""
+    draft = _Draft()
+    _walk_html(soup, draft)
+    return normalise_text(title), draft.finish()
+
+
+def _walk_html(root: Tag, draft: _Draft) -> None:
+    """Write the visible text under ``root`` into ``draft``, with its links and headings."""
+    _HtmlText(draft).walk(root)
+
+
+class _HtmlText:
+    """The visible text of an HTML tree, written into a draft.
+
+    Iterative, with the end of each element pushed as a callable, so deeply nested markup cannot
+    exhaust the interpreter's stack.
+    """
+
+    def __init__(self, draft: _Draft) -> None:
+        self.draft = draft
+        self.preformatted = 0  # depth of <pre>/<textarea>, where whitespace is kept
+
+    def walk(self, root: Tag) -> None:
+        pending: list[PageElement | Callable[[], None]] = list(reversed(root.contents))
+        while pending:
+            item = pending.pop()
+            if not isinstance(item, PageElement):
+                item()  # the end of an element
+            elif isinstance(item, Tag):
+                pending.extend(reversed(self._open(item)))
+            elif isinstance(item, NavigableString) and not isinstance(
+                item, PreformattedString | Script | Stylesheet | TemplateString
+            ):
+                text = str(item)
+                self.draft.write(text if self.preformatted else _WHITESPACE.sub(" ", text))
+
+    def _open(self, tag: Tag) -> list[PageElement | Callable[[], None]]:
+        """Write what comes before ``tag``'s content; return its content, then its ends."""
+        name, draft = tag.name, self.draft
+        if name in _HIDDEN or tag.has_attr("hidden"):
+            return []
+        if name == "br":
+            draft.write("\n")
+            return []
+        if name == "img":
+            draft.write(_attribute(tag, "alt"))
+            return []
+        ends: list[Callable[[], None]] = []
+        if name in ("td", "th") and tag.find_previous_sibling(["td", "th"]) is not None:
+            draft.write(" | ")
+        if name in _BLOCKS:
+            draft.write("\n\n")
+            ends.append(lambda: draft.write("\n\n"))
+        if name in ("pre", "textarea"):
+            self.preformatted += 1
+            ends.append(self._leave_preformatted)
+        if name in _HEADINGS:
+            draft.start_heading(int(name[1]), _attribute(tag, "id").strip())
+            ends.insert(0, draft.end_heading)
+        elif name == "a" and tag.has_attr("href"):
+            draft.start_link(_attribute(tag, "href"))
+            ends.insert(0, draft.end_link)
+        return [*tag.contents, *ends]
+
+    def _leave_preformatted(self) -> None:
+        self.preformatted -= 1
+
+
+def _attribute(tag: Tag, name: str) -> str:
+    value = tag.get(name)
+    return value if isinstance(value, str) else ""
