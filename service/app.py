@@ -8,12 +8,13 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api import health
+from service.api import documents, health
 from service.api.deps import Resources
 from service.api.errors import install_error_handlers
 from service.embedding import Embedder, load_embedder
 from service.graph.driver import connect
 from service.graph.schema import apply_schema
+from service.ingestion import load_extractor, make_ingestor
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -49,7 +50,11 @@ def create_app(
                 driver, settings.neo4j_database, embedder.dimension, settings.index_online_timeout_s
             )
             log.info("schema ready: %d indexes online", len(states))
-            app.state.resources = Resources(settings=settings, driver=driver, embedder=embedder)
+            extractor = load_extractor(settings, settings.gazetteer)
+            ingestor = make_ingestor(settings, driver, embedder, extractor)
+            app.state.resources = Resources(
+                settings=settings, driver=driver, embedder=embedder, ingestor=ingestor
+            )
             yield
         finally:
             driver.close()
@@ -62,4 +67,5 @@ def create_app(
     )
     install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(documents.router)
     return app

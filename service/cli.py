@@ -4,15 +4,33 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 
 from service.errors import AnchorgraphError
 from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, help=__doc__)
+if TYPE_CHECKING:  # the loaders import spaCy; commands that need them import them late
+    from loaders.ingest import Ingestor, IngestStats
+    from loaders.model import SourceDocument
+
+app = typer.Typer(
+    no_args_is_help=True,
+    add_completion=False,
+    help="anchorgraph: knowledge retrieval on Neo4j (local server, schema, ingestion, API).",
+)
 neo4j_app = typer.Typer(no_args_is_help=True, help="The project's own local Neo4j server.")
 db_app = typer.Typer(no_args_is_help=True, help="The graph schema.")
 app.add_typer(neo4j_app, name="neo4j")
@@ -47,7 +65,8 @@ def neo4j_install() -> None:
     """Fetch the Neo4j server and Browser jars from Maven Central into the cache (once)."""
     settings = Settings()
     with _clear_errors(), console.status(f"Resolving Neo4j {settings.neo4j_version} with Maven"):
-        lib = _local(settings).install()
+        # Installing is harmless with an external server too: `make setup` always runs it.
+        lib = LocalNeo4j(settings).install()
     console.print(f"Neo4j {settings.neo4j_version} jars in {lib}")
 
 
@@ -108,10 +127,48 @@ def db_init() -> None:
     )
 
 
+@app.command("ingest")
+def ingest(
+    path: Annotated[Path, typer.Argument(exists=True, help="A file or a folder tree.")],
+    fmt: Annotated[
+        str | None,
+        typer.Option("--format", help="text, markdown, html, jsonl or beir; default: by name."),
+    ] = None,
+    source_type: Annotated[
+        str, typer.Option(help="Stored on every document (e.g. a source tier).")
+    ] = "",
+    gazetteer: Annotated[
+        Path | None,
+        typer.Option(exists=True, help="JSON list of {name, type, aliases} entities to find."),
+    ] = None,
+    batch_size: Annotated[int, typer.Option(min=1, help="Documents per transaction.")] = 64,
+) -> None:
+    """Read documents and write them into the graph (unchanged ones are skipped)."""
+    from service.ingestion import build_ingestor, read_all
+
+    settings = Settings()
+    with _clear_errors():
+        documents, skipped = read_all(settings, path, fmt=fmt, source_type=source_type)
+        for item in skipped:
+            err.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
+        if not documents:
+            err.print("[bold red]error:[/] no documents to ingest")
+            raise typer.Exit(1)
+        gazetteer = gazetteer or settings.gazetteer
+        with build_ingestor(settings, gazetteer=gazetteer, batch_size=batch_size) as ingestor:
+            stats = ingest_with_progress(ingestor, documents, console)
+    console.print(
+        f"{stats.documents} documents read: {stats.written} written, {stats.unchanged} unchanged; "
+        f"{stats.chunks} chunks, {stats.mentions} entity mentions, {stats.triples} triples, "
+        f"{stats.links} links in {stats.seconds:.1f} s "
+        f"(parse {stats.parse_s:.1f} s, embed {stats.embed_s:.1f} s, write {stats.write_s:.1f} s)."
+    )
+
+
 @app.command("serve")
 def serve(
-    host: str | None = typer.Option(None, help="Default: ANCHORGRAPH_API_HOST."),
-    port: int | None = typer.Option(None, help="Default: ANCHORGRAPH_API_PORT."),
+    host: Annotated[str | None, typer.Option(help="Default: ANCHORGRAPH_API_HOST.")] = None,
+    port: Annotated[int | None, typer.Option(help="Default: ANCHORGRAPH_API_PORT.")] = None,
 ) -> None:
     """Run the REST API against the configured Neo4j (which must be running)."""
     _serve(Settings(), host, port)
@@ -119,10 +176,13 @@ def serve(
 
 @app.command("run")
 def run(
-    host: str | None = typer.Option(None, help="Default: ANCHORGRAPH_API_HOST."),
-    port: int | None = typer.Option(None, help="Default: ANCHORGRAPH_API_PORT."),
+    host: Annotated[str | None, typer.Option(help="Default: ANCHORGRAPH_API_HOST.")] = None,
+    port: Annotated[int | None, typer.Option(help="Default: ANCHORGRAPH_API_PORT.")] = None,
+    sample: Annotated[
+        bool, typer.Option(help="Load the sample corpus (skipped when unchanged).")
+    ] = True,
 ) -> None:
-    """Everything at once: start the local Neo4j if needed, then serve the API.
+    """Everything at once: start the local Neo4j if needed, load the sample corpus, serve the API.
 
     A Neo4j this command started is stopped again when the API stops.
     """
@@ -139,12 +199,52 @@ def run(
             started = server
         _print_server(settings, server, "Neo4j is running")
     try:
+        if sample:
+            _load_sample(settings)
         _serve(settings, host, port)
     finally:
         if started is not None:
             with console.status("Stopping Neo4j"):
                 started.stop()
             console.print("Neo4j stopped.")
+
+
+def _load_sample(settings: Settings) -> None:
+    from service.ingestion import build_ingestor, read_all, sample_corpus, sample_gazetteer
+
+    with _clear_errors():
+        documents, _ = read_all(settings, sample_corpus())
+        gazetteer = settings.gazetteer or sample_gazetteer()
+        with build_ingestor(settings, gazetteer=gazetteer) as ingestor:
+            stats = ingest_with_progress(ingestor, documents, console)
+    console.print(
+        f"Sample corpus: {stats.written} documents written, {stats.unchanged} unchanged "
+        f"({sample_corpus()})."
+    )
+
+
+def ingest_with_progress(
+    ingestor: Ingestor, documents: list[SourceDocument], console: Console
+) -> IngestStats:
+    """Ingest with a progress bar: documents and chunks per second, and the time left."""
+    columns = (
+        TextColumn("[bold]ingest"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    with Progress(*columns, console=console, transient=False) as progress:
+        task = progress.add_task("ingest", total=len(documents), rate="")
+
+        def update(stats: IngestStats) -> None:
+            seconds = max(stats.seconds, 1e-9)
+            rate = f"{stats.documents / seconds:.1f} docs/s {stats.chunks / seconds:.1f} chunks/s"
+            progress.update(task, completed=stats.documents, rate=rate)
+
+        return ingestor.ingest(documents, on_progress=update)
 
 
 def _serve(settings: Settings, host: str | None, port: int | None) -> None:

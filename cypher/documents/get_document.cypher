@@ -1,0 +1,30 @@
+// One document with its chunks in order, its outgoing links and the entities it mentions.
+// Parameters: $id (document id).
+// Returns: document (map of properties, embedding left out), chunks (list of maps by ordinal),
+// links (list of {chunk_id, href, anchor_text, fragment, target_document, target_chunk,
+// resolved}), entities (list of {id, name, type, count}); no row when the id is unknown.
+MATCH (d:Document {id: $id})
+CALL (d) {
+  MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
+  WITH c ORDER BY c.ordinal
+  RETURN collect(c {.id, .ordinal, .text, .start, .end, .n_tokens, .heading_slugs}) AS chunks
+}
+CALL (d) {
+  MATCH (d)-[:HAS_CHUNK]->(c:Chunk)-[l:LINKS_TO]->(target)
+  WITH c, l, target ORDER BY c.ordinal, l.href
+  RETURN collect({
+    chunk_id: c.id, href: l.href, anchor_text: l.anchor_text, fragment: l.fragment,
+    target_document: CASE
+      WHEN target:Document THEN target.id
+      WHEN target:Chunk THEN target.document_id
+      ELSE target.key END,
+    target_chunk: CASE WHEN target:Chunk THEN target.id ELSE null END,
+    resolved: NOT target:Unresolved
+  }) AS links
+}
+CALL (d) {
+  MATCH (d)-[:HAS_CHUNK]->(:Chunk)-[m:MENTIONS]->(e:Entity)
+  WITH e, sum(m.count) AS count ORDER BY count DESC, e.id
+  RETURN collect({id: e.id, name: e.name, type: e.type, count: count}) AS entities
+}
+RETURN d {.*, embedding: null} AS document, chunks, links, entities;

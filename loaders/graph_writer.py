@@ -1,0 +1,234 @@
+"""Batched, idempotent writes of prepared documents into Neo4j.
+
+A batch of documents is written in ONE transaction, so a document is either wholly in the graph
+or not at all: an ingest killed half-way and run again converges on the graph an uninterrupted
+run leaves (unchanged documents are skipped by content hash, the rest are replaced whole).
+Every statement is a named file in ``cypher/load``; rows are sent with ``UNWIND``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import neo4j
+
+from loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from service.embedding import Vectors
+from service.graph.queries import Query, cypher
+
+
+@dataclass(frozen=True)
+class EntityRecord:
+    """One entity as written: the merged view of its mentions in a batch."""
+
+    id: str
+    name: str
+    type: str
+    aliases: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class EmbeddedDocument:
+    """Everything one document contributes to the graph, vectors included."""
+
+    source: SourceDocument
+    content_hash: str
+    n_tokens: int
+    identifiers: tuple[str, ...]
+    chunks: Sequence[Chunk]
+    chunk_identifiers: Sequence[tuple[str, ...]]
+    mentions: Sequence[EntityMention]
+    triples: Sequence[Triple]
+    vector: Vectors  # the document embedding (1-D)
+    chunk_vectors: Vectors  # one row per chunk
+    triple_vectors: Vectors  # one row per triple
+
+
+def existing_hashes(driver: neo4j.Driver, database: str, ids: Sequence[str]) -> dict[str, str]:
+    """Content hash of each given document already in the graph."""
+    records = driver.execute_query(
+        cypher(Query.EXISTING_HASHES),
+        {"ids": list(ids)},
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    ).records
+    return {r["id"]: r["content_hash"] for r in records}
+
+
+def write_documents(
+    driver: neo4j.Driver,
+    database: str,
+    documents: Sequence[EmbeddedDocument],
+    entities: Sequence[EntityRecord],
+    entity_vectors: Vectors,
+) -> None:
+    """Replace these documents (whole) in one transaction."""
+    if not documents:
+        return
+    ids = [d.source.id for d in documents]
+    params: list[tuple[Query, dict[str, Any]]] = [
+        (Query.UPSERT_DOCUMENTS, {"documents": [_document_row(d) for d in documents]}),
+        (Query.FILE_DOCUMENTS, {"documents": [_filing_row(d.source) for d in documents]}),
+        (Query.CREATE_CHUNKS, {"chunks": [row for d in documents for row in _chunk_rows(d)]}),
+        (
+            Query.UPSERT_ENTITIES,
+            {
+                "entities": [
+                    {
+                        "id": e.id,
+                        "name": e.name,
+                        "type": e.type,
+                        "aliases": list(e.aliases),
+                        "embedding": vector.tolist(),
+                    }
+                    for e, vector in zip(entities, entity_vectors, strict=True)
+                ]
+            },
+        ),
+        (
+            Query.CREATE_MENTIONS,
+            {
+                "mentions": [
+                    {"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count}
+                    for d in documents
+                    for m in d.mentions
+                ]
+            },
+        ),
+        (Query.CREATE_TRIPLES, {"triples": [row for d in documents for row in _triple_rows(d)]}),
+        (Query.CREATE_LINKS, {"links": [row for d in documents for row in _link_rows(d)]}),
+        (
+            Query.RESOLVE_UNRESOLVED,
+            {"documents": [{"id": d.source.id, "uri": d.source.uri} for d in documents]},
+        ),
+    ]
+
+    def work(tx: neo4j.ManagedTransaction) -> None:
+        tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
+        old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
+        previously_mentioned = old["entity_ids"] if old else []
+        for query, parameters in params:
+            tx.run(cypher(query), parameters).consume()
+        tx.run(cypher(Query.DELETE_ORPHAN_ENTITIES), entity_ids=previously_mentioned).consume()
+        tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS)).consume()
+
+    with driver.session(database=database) as session:
+        session.execute_write(work)
+
+
+def delete_documents(driver: neo4j.Driver, database: str, ids: Sequence[str]) -> int:
+    """Remove documents, their content and entities no one mentions any more; links into them
+    wait on a placeholder so they resolve again if the documents come back. Returns the count."""
+
+    def work(tx: neo4j.ManagedTransaction) -> int:
+        tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=list(ids)).consume()
+        old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=list(ids)).single()
+        deleted = tx.run(cypher(Query.DELETE_DOCUMENTS), ids=list(ids)).single()
+        tx.run(
+            cypher(Query.DELETE_ORPHAN_ENTITIES), entity_ids=old["entity_ids"] if old else []
+        ).consume()
+        tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS)).consume()
+        return int(deleted["deleted"]) if deleted else 0
+
+    with driver.session(database=database) as session:
+        return session.execute_write(work)
+
+
+def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
+    """One record per entity id across the batch; aliases are the union of surface forms."""
+    merged: dict[str, EntityRecord] = {}
+    for document in documents:
+        for mention in document.mentions:
+            known = merged.get(mention.entity_id)
+            aliases = tuple(dict.fromkeys((*(known.aliases if known else ()), *mention.aliases)))
+            merged[mention.entity_id] = EntityRecord(
+                mention.entity_id,
+                known.name if known else mention.name,
+                known.type if known else mention.type,
+                aliases,
+            )
+    return list(merged.values())
+
+
+# --- rows ---------------------------------------------------------------------------------------
+def _document_row(document: EmbeddedDocument) -> dict[str, Any]:
+    source = document.source
+    properties: dict[str, Any] = {
+        "title": source.title,
+        "uri": source.uri,
+        "source": source.source,
+        "source_type": source.source_type,
+        "folder": source.folder,
+        "tags": list(source.tags),
+        "n_tokens": document.n_tokens,
+        "n_chars": len(source.text),
+        "content_hash": document.content_hash,
+        "size_bytes": source.size_bytes,
+        "modified": source.modified,
+        "identifiers": list(document.identifiers),
+    }
+    # Caller metadata is kept under its own prefix so it can never overwrite our properties.
+    properties.update({f"meta_{key}": value for key, value in source.metadata.items()})
+    return {"id": source.id, "properties": properties, "embedding": document.vector.tolist()}
+
+
+def _filing_row(source: SourceDocument) -> dict[str, Any]:
+    parts = [part for part in source.folder.split("/") if part]
+    folders: list[dict[str, str | None]] = [
+        {"path": "", "name": source.source or "/", "parent": None}
+    ]
+    for depth in range(1, len(parts) + 1):
+        path = posixpath.join(*parts[:depth])
+        parent = posixpath.join(*parts[: depth - 1]) if depth > 1 else ""
+        folders.append({"path": path, "name": parts[depth - 1], "parent": parent})
+    return {"id": source.id, "folders": folders, "tags": list(source.tags)}
+
+
+def _chunk_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
+    previous: str | None = None
+    for chunk, identifiers, vector in zip(
+        document.chunks, document.chunk_identifiers, document.chunk_vectors, strict=True
+    ):
+        yield {
+            "id": chunk.id,
+            "document_id": chunk.document_id,
+            "ordinal": chunk.ordinal,
+            "text": chunk.text,
+            "start": chunk.start,
+            "end": chunk.end,
+            "n_tokens": chunk.n_tokens,
+            "heading_slugs": list(chunk.heading_slugs),
+            "identifiers": list(identifiers),
+            "previous_id": previous,
+            "embedding": vector.tolist(),
+        }
+        previous = chunk.id
+
+
+def _triple_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
+    for triple, vector in zip(document.triples, document.triple_vectors, strict=True):
+        yield {
+            "subject_id": triple.subject_id,
+            "object_id": triple.object_id,
+            "predicate": triple.predicate,
+            "text": triple.text,
+            "chunk_id": triple.chunk_id,
+            "document_id": document.source.id,
+            "embedding": vector.tolist(),
+        }
+
+
+def _link_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
+    for chunk in document.chunks:
+        for link in chunk.links:
+            yield {
+                "chunk_id": chunk.id,
+                "target": link.target_document,
+                "fragment": link.fragment,
+                "href": link.href,
+                "anchor_text": link.anchor_text,
+                "context": link.context,
+            }

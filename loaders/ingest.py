@@ -1,0 +1,250 @@
+"""Ingestion: documents in, graph out. read → chunk → entities and triples → embed → write.
+
+The steps are the modules beside this one; this module only strings them together in batches,
+skips documents whose content hash the graph already holds, and keeps time per stage so that the
+benchmark (``benchmarks/ingest.py``) and the CLI summary can say where the time went.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from collections import defaultdict
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from itertools import islice
+
+import neo4j
+import numpy as np
+
+from loaders.chunking import chunk_document
+from loaders.entities import EntityExtractor, find_identifiers
+from loaders.graph_writer import (
+    EmbeddedDocument,
+    delete_documents,
+    existing_hashes,
+    merge_entities,
+    write_documents,
+)
+from loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from service.embedding import Embedder, Vectors
+
+# Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
+PIPELINE_VERSION = "1"
+
+
+@dataclass
+class IngestStats:
+    """What an ingest did, and the seconds each stage took."""
+
+    documents: int = 0  # documents read
+    written: int = 0  # new or changed, now in the graph
+    unchanged: int = 0  # skipped: same content hash as in the graph
+    chunks: int = 0
+    mentions: int = 0
+    triples: int = 0
+    links: int = 0
+    parse_s: float = 0.0  # chunking, entities, triples
+    embed_s: float = 0.0
+    write_s: float = 0.0
+    seconds: float = 0.0  # end to end
+    warnings: list[str] = field(default_factory=list)
+
+
+ProgressCallback = Callable[[IngestStats], None]
+
+
+@dataclass(frozen=True)
+class _Parsed:
+    source: SourceDocument
+    content_hash: str
+    n_tokens: int
+    chunks: list[Chunk]
+    mentions: list[EntityMention]
+    triples: list[Triple]
+
+
+class Ingestor:
+    """Writes documents into the graph with a given model and entity extractor."""
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        embedder: Embedder,
+        extractor: EntityExtractor,
+        *,
+        database: str = "neo4j",
+        chunk_tokens: int = 200,
+        chunk_overlap: float = 0.2,
+        batch_size: int = 64,
+    ) -> None:
+        self.driver = driver
+        self.embedder = embedder
+        self.extractor = extractor
+        self.database = database
+        self.chunk_tokens = chunk_tokens
+        self.chunk_overlap = chunk_overlap
+        self.batch_size = batch_size
+        # Part of every content hash: a new model or chunking makes every document "changed".
+        self._signature = json.dumps(
+            [PIPELINE_VERSION, embedder.name, chunk_tokens, chunk_overlap, extractor.signature]
+        )
+
+    def ingest(
+        self, documents: Iterable[SourceDocument], on_progress: ProgressCallback | None = None
+    ) -> IngestStats:
+        """Write every new or changed document; each batch is one transaction."""
+        stats = IngestStats()
+        started = time.perf_counter()
+        for batch in _batches(documents, self.batch_size):
+            stats.documents += len(batch)
+            self._ingest_batch(batch, stats)
+            stats.seconds = time.perf_counter() - started
+            if on_progress is not None:
+                on_progress(stats)
+        stats.seconds = time.perf_counter() - started
+        return stats
+
+    def delete(self, ids: Sequence[str]) -> int:
+        """Remove documents by id; returns how many existed."""
+        return delete_documents(self.driver, self.database, ids)
+
+    def content_hash(self, document: SourceDocument) -> str:
+        """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
+        payload = json.dumps(
+            [
+                self._signature,
+                document.text,
+                document.title,
+                document.uri,
+                document.source,
+                document.source_type,
+                document.folder,
+                sorted(document.tags),
+                sorted(document.metadata.items()),
+            ],
+            ensure_ascii=False,
+        )
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    # --- stages -------------------------------------------------------------------------------
+    def _ingest_batch(self, batch: list[SourceDocument], stats: IngestStats) -> None:
+        # The last of several documents with one id wins, as it would across batches.
+        by_id = {document.id: document for document in batch}
+        if len(by_id) < len(batch):
+            stats.warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
+        known = existing_hashes(self.driver, self.database, list(by_id))
+        todo: list[tuple[SourceDocument, str]] = []
+        for document in by_id.values():
+            digest = self.content_hash(document)
+            if known.get(document.id) == digest:
+                stats.unchanged += 1
+            else:
+                todo.append((document, digest))
+        if not todo:
+            return
+
+        clock = time.perf_counter()
+        parsed = self._parse(todo)
+        stats.parse_s += time.perf_counter() - clock
+
+        clock = time.perf_counter()
+        embedded = self._embed(parsed)
+        entities = merge_entities(embedded)
+        entity_vectors = self._vectors([entity.name for entity in entities])
+        stats.embed_s += time.perf_counter() - clock
+
+        clock = time.perf_counter()
+        write_documents(self.driver, self.database, embedded, entities, entity_vectors)
+        stats.write_s += time.perf_counter() - clock
+
+        stats.written += len(embedded)
+        stats.chunks += sum(len(d.chunks) for d in embedded)
+        stats.mentions += sum(len(d.mentions) for d in embedded)
+        stats.triples += sum(len(d.triples) for d in embedded)
+        stats.links += sum(len(c.links) for d in embedded for c in d.chunks)
+
+    def _parse(self, todo: list[tuple[SourceDocument, str]]) -> list[_Parsed]:
+        chunked = [
+            (
+                document,
+                digest,
+                chunk_document(
+                    document,
+                    self.embedder.count_tokens,
+                    target_tokens=self.chunk_tokens,
+                    overlap=self.chunk_overlap,
+                ),
+            )
+            for document, digest in todo
+        ]
+        all_chunks = [chunk for _, _, chunks in chunked for chunk in chunks]
+        mentions, triples = self.extractor.extract(all_chunks)
+        owner = {chunk.id: chunk.document_id for chunk in all_chunks}
+        mentions_of: dict[str, list[EntityMention]] = defaultdict(list)
+        for mention in mentions:
+            mentions_of[owner[mention.chunk_id]].append(mention)
+        triples_of: dict[str, list[Triple]] = defaultdict(list)
+        for triple in triples:
+            triples_of[owner[triple.chunk_id]].append(triple)
+        return [
+            _Parsed(
+                source=document,
+                content_hash=digest,
+                n_tokens=self.embedder.count_tokens(document.text),
+                chunks=chunks,
+                mentions=mentions_of[document.id],
+                triples=triples_of[document.id],
+            )
+            for document, digest, chunks in chunked
+        ]
+
+    def _embed(self, parsed: list[_Parsed]) -> list[EmbeddedDocument]:
+        chunk_vectors = self._vectors([c.text for p in parsed for c in p.chunks])
+        triple_vectors = self._vectors([t.text for p in parsed for t in p.triples])
+        embedded: list[EmbeddedDocument] = []
+        chunk_at = triple_at = 0
+        for p in parsed:
+            own_chunks = chunk_vectors[chunk_at : chunk_at + len(p.chunks)]
+            own_triples = triple_vectors[triple_at : triple_at + len(p.triples)]
+            chunk_at += len(p.chunks)
+            triple_at += len(p.triples)
+            embedded.append(
+                EmbeddedDocument(
+                    source=p.source,
+                    content_hash=p.content_hash,
+                    n_tokens=p.n_tokens,
+                    identifiers=tuple(find_identifiers(p.source.text)),
+                    chunks=p.chunks,
+                    chunk_identifiers=[tuple(find_identifiers(c.text)) for c in p.chunks],
+                    mentions=p.mentions,
+                    triples=p.triples,
+                    vector=document_vector(own_chunks),
+                    chunk_vectors=own_chunks,
+                    triple_vectors=own_triples,
+                )
+            )
+        return embedded
+
+    def _vectors(self, texts: list[str]) -> Vectors:
+        if not texts:
+            return np.zeros((0, self.embedder.dimension), dtype=np.float32)
+        return self.embedder.embed(texts)
+
+
+def document_vector(chunk_vectors: Vectors) -> Vectors:
+    """The document embedding: the normalised mean of its chunk embeddings.
+
+    A model reads at most a few hundred tokens, so embedding the document text directly would see
+    only its beginning; the centroid of its chunks covers all of it at no extra encoding cost.
+    """
+    mean: Vectors = chunk_vectors.mean(axis=0, dtype=np.float32)
+    norm = float(np.linalg.norm(mean))
+    return mean / np.float32(norm) if norm > 0 else mean
+
+
+def _batches(items: Iterable[SourceDocument], size: int) -> Iterator[list[SourceDocument]]:
+    iterator = iter(items)
+    while batch := list(islice(iterator, size)):
+        yield batch

@@ -1,0 +1,86 @@
+"""Wiring between the settings and the loaders: read, build an ``Ingestor``, the sample corpus."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from importlib import resources
+from pathlib import Path
+
+import neo4j
+
+from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+from loaders.ingest import Ingestor
+from loaders.model import SourceDocument
+from loaders.read import Skipped, read_path
+from service.embedding import Embedder
+from service.settings import Settings
+
+
+def sample_corpus() -> Path:
+    """The Markdown corpus written for this project (``loaders/sample_corpus``)."""
+    return Path(str(resources.files("loaders").joinpath("sample_corpus")))
+
+
+def sample_gazetteer() -> Path:
+    return Path(str(resources.files("loaders").joinpath("sample_gazetteer.json")))
+
+
+def read_all(
+    settings: Settings, path: Path, *, fmt: str | None = None, source_type: str = ""
+) -> tuple[list[SourceDocument], list[Skipped]]:
+    """Read everything first, so a bad single file fails before anything is written."""
+    skipped: list[Skipped] = []
+    documents = list(
+        read_path(
+            path,
+            fmt=fmt,
+            source_type=source_type,
+            max_bytes=settings.max_document_bytes,
+            on_skip=skipped.append,
+        )
+    )
+    return documents, skipped
+
+
+def load_extractor(settings: Settings, gazetteer: Path | None = None) -> EntityExtractor:
+    entries: list[GazetteerEntry] = load_gazetteer(gazetteer) if gazetteer else []
+    return EntityExtractor(settings.spacy_model or None, gazetteer=entries)
+
+
+def make_ingestor(
+    settings: Settings,
+    driver: neo4j.Driver,
+    embedder: Embedder,
+    extractor: EntityExtractor,
+    *,
+    batch_size: int = 64,
+) -> Ingestor:
+    return Ingestor(
+        driver,
+        embedder,
+        extractor,
+        database=settings.neo4j_database,
+        chunk_tokens=settings.chunk_tokens,
+        chunk_overlap=settings.chunk_overlap,
+        batch_size=batch_size,
+    )
+
+
+@contextmanager
+def build_ingestor(
+    settings: Settings, *, gazetteer: Path | None = None, batch_size: int = 64
+) -> Iterator[Ingestor]:
+    """An ``Ingestor`` on a fresh connection, with the schema in place; closes the driver."""
+    from service.app import default_embedder
+    from service.graph.driver import connect
+    from service.graph.schema import apply_schema
+
+    embedder = default_embedder(settings)
+    with connect(settings) as driver:
+        apply_schema(
+            driver, settings.neo4j_database, embedder.dimension, settings.index_online_timeout_s
+        )
+        yield make_ingestor(
+            settings, driver, embedder, load_extractor(settings, gazetteer), batch_size=batch_size
+        )

@@ -1,0 +1,104 @@
+"""/documents through the real app: add (JSON, upload), read, list, delete, and bad input."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import neo4j
+import pytest
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.embedding import Embedder
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+LIMIT = 4_000
+PDF = ("scan.pdf", b"%PDF-1.7", "application/pdf")
+NOTE = (
+    "# Sensor note\n\nThe AG-2048 sensor logs every 5 minutes. See [the gateway](gateway.md#setup)."
+)
+
+
+@pytest.fixture
+def client(
+    clean_graph: neo4j.Driver, settings: Settings, embedder: Embedder
+) -> Iterator[TestClient]:
+    small = settings.model_copy(update={"max_document_bytes": LIMIT})
+    with TestClient(create_app(small, embedder_factory=lambda _: embedder)) as test_client:
+        yield test_client
+
+
+def document_count(client: TestClient) -> int:
+    response = client.get("/documents")
+    assert response.status_code == 200
+    total: int = response.json()["total"]
+    return total
+
+
+def test_add_read_list_delete(client: TestClient) -> None:
+    body = {"id": "notes/sensor.md", "text": NOTE, "format": "markdown", "tags": ["sensors"]}
+    created = client.post("/documents", json=body)
+    assert created.status_code == 201, created.text
+    assert created.json()["status"] == "written" and created.json()["links"] == 1
+    again = client.post("/documents", json=body)
+    assert again.status_code == 200 and again.json()["status"] == "unchanged"
+
+    document = client.get("/documents/notes/sensor.md").json()
+    assert document["title"] == "Sensor note"
+    assert document["tags"] == ["sensors"] and document["folder"] == "notes"
+    assert "AG-2048" in document["identifiers"]
+    (link,) = document["links"]
+    assert (link["target_document"], link["fragment"], link["resolved"]) == (
+        "notes/gateway.md",
+        "setup",
+        False,
+    )
+    assert any(entity["name"] == "AG-2048" for entity in document["entities"])
+
+    page = client.get("/documents", params={"limit": 1}).json()
+    assert page["total"] == 1 and page["items"][0]["id"] == "notes/sensor.md"
+
+    assert client.delete("/documents/notes/sensor.md").status_code == 204
+    assert client.get("/documents/notes/sensor.md").status_code == 404
+    assert client.delete("/documents/notes/sensor.md").status_code == 404
+
+
+def test_file_upload(client: TestClient) -> None:
+    page = (
+        b"<html><title>Gateway</title><h1 id=setup>Setup</h1>"
+        b"<p>The AG-5100 gateway accepts 32 sensors.</p></html>"
+    )
+    files = {"file": ("gateway.html", page, "text/html")}
+    response = client.post("/documents", files=files, data={"tags": "hardware, climate"})
+    assert response.status_code == 201, response.text
+    document = client.get("/documents/gateway.html").json()
+    assert document["title"] == "Gateway"
+    assert sorted(document["tags"]) == ["climate", "hardware"]
+
+
+@pytest.mark.parametrize(
+    ("request_kwargs", "status", "error"),
+    [
+        ({"files": {"file": ("bad.txt", b"caf\xe9 au lait", "text/plain")}}, 400, "InvalidInput"),
+        ({"json": {"id": "empty.txt", "text": "  \n\t "}}, 400, "InvalidInput"),
+        ({"json": {"id": "big.txt", "text": "word " * LIMIT}}, 413, "DocumentTooLarge"),
+        ({"files": {"file": PDF}}, 415, "UnsupportedFormat"),
+        ({"json": {"text": "no id"}}, 422, None),
+        ({"json": {"id": "x.txt", "text": "hi", "colour": "red"}}, 422, None),
+        ({"json": {"id": "x.txt", "text": "hi", "format": "pdf"}}, 422, None),
+        ({"files": {"other": ("a.txt", b"hello", "text/plain")}}, 400, "InvalidInput"),
+    ],
+    ids=["invalid-utf8", "empty", "oversize", "unknown-format", "no-id", "extra-field",
+         "bad-format", "no-file-part"],
+)  # fmt: skip
+def test_bad_input_is_refused_clearly_and_writes_nothing(
+    client: TestClient, request_kwargs: dict[str, object], status: int, error: str | None
+) -> None:
+    response = client.post("/documents", **request_kwargs)  # type: ignore[arg-type]
+    assert response.status_code == status, response.text
+    if error is not None:
+        assert response.json()["error"] == error
+        assert response.json()["detail"]
+    assert document_count(client) == 0

