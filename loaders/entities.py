@@ -343,7 +343,8 @@ class EntityExtractor:
         ]
         return mentions, triples
 
-    def _entity_id(self, surface: str) -> str:
+    def entity_id(self, surface: str) -> str:
+        """The id a surface form resolves to: normalised, with gazetteer aliases followed."""
         key = normalise_entity_id(surface)
         return self._aliases.get(key, key)
 
@@ -353,12 +354,12 @@ class EntityExtractor:
         for span in doc.ents:
             # The EntityRuler marks gazetteer matches with the canonical id.
             if span.ent_id_ or span.label_ in NER_LABELS:
-                entity_id = span.ent_id_ or self._entity_id(span.text)
+                entity_id = span.ent_id_ or self.entity_id(span.text)
                 found.append(
                     _Found(span.start_char, span.end_char, span.text, span.label_, entity_id)
                 )
         for identifier in _identifiers(doc.text):
-            entity_id = self._entity_id(identifier.surface)
+            entity_id = self.entity_id(identifier.surface)
             if not _overlaps_any(identifier, [f for f in found if f.entity_id == entity_id]):
                 found.append(replace(identifier, entity_id=entity_id))
         return sorted((f for f in found if f.entity_id), key=lambda f: f.start)

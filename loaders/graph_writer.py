@@ -9,7 +9,7 @@ Every statement is a named file in ``cypher/load``; rows are sent with ``UNWIND`
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -40,6 +40,7 @@ class EmbeddedDocument:
     identifiers: tuple[str, ...]
     chunks: Sequence[Chunk]
     chunk_identifiers: Sequence[tuple[str, ...]]
+    chunk_terms: Sequence[Mapping[str, int]]  # index terms and their frequency, per chunk
     mentions: Sequence[EntityMention]
     triples: Sequence[Triple]
     vector: Vectors  # the document embedding (1-D)
@@ -189,8 +190,12 @@ def _filing_row(source: SourceDocument) -> dict[str, Any]:
 
 def _chunk_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
     previous: str | None = None
-    for chunk, identifiers, vector in zip(
-        document.chunks, document.chunk_identifiers, document.chunk_vectors, strict=True
+    for chunk, identifiers, terms, vector in zip(
+        document.chunks,
+        document.chunk_identifiers,
+        document.chunk_terms,
+        document.chunk_vectors,
+        strict=True,
     ):
         yield {
             "id": chunk.id,
@@ -202,6 +207,7 @@ def _chunk_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
             "n_tokens": chunk.n_tokens,
             "heading_slugs": list(chunk.heading_slugs),
             "identifiers": list(identifiers),
+            "terms": [{"text": text, "tf": tf} for text, tf in terms.items()],
             "previous_id": previous,
             "embedding": vector.tolist(),
         }

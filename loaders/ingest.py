@@ -28,10 +28,11 @@ from loaders.graph_writer import (
     write_documents,
 )
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from loaders.terms import index_terms
 from service.embedding import Embedder, Vectors
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
-PIPELINE_VERSION = "1"
+PIPELINE_VERSION = "2"  # 2: chunks carry their TF-IDF index terms
 
 
 @dataclass
@@ -218,6 +219,7 @@ class Ingestor:
                     identifiers=tuple(find_identifiers(p.source.text)),
                     chunks=p.chunks,
                     chunk_identifiers=[tuple(find_identifiers(c.text)) for c in p.chunks],
+                    chunk_terms=[index_terms(c.text) for c in p.chunks],
                     mentions=p.mentions,
                     triples=p.triples,
                     vector=document_vector(own_chunks),

@@ -10,18 +10,24 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from service.app import create_app
+    from service.library import open_search
+    from service.retrieval.types import SearchOptions, SearchResult
     from service.settings import Settings
 
-__all__ = ["Settings", "create_app"]
+__all__ = ["SearchOptions", "SearchResult", "Settings", "create_app", "open_search"]
+
+_LAZY = {
+    "create_app": "service.app",
+    "open_search": "service.library",
+    "SearchOptions": "service.retrieval.types",
+    "SearchResult": "service.retrieval.types",
+    "Settings": "service.settings",
+}
 
 
 def __getattr__(name: str) -> Any:
-    if name == "create_app":
-        from service.app import create_app
+    if name in _LAZY:
+        import importlib
 
-        return create_app
-    if name == "Settings":
-        from service.settings import Settings
-
-        return Settings
+        return getattr(importlib.import_module(_LAZY[name]), name)
     raise AttributeError(f"module 'service' has no attribute {name!r}")

@@ -8,13 +8,14 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api import documents, health
+from service.api import documents, health, search
 from service.api.deps import Resources
 from service.api.errors import install_error_handlers
 from service.embedding import Embedder, load_embedder
 from service.graph.driver import connect
 from service.graph.schema import apply_schema
 from service.ingestion import load_extractor, make_ingestor
+from service.retrieval.pipeline import SearchContext
 from service.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -52,10 +53,18 @@ def create_app(
             log.info("schema ready: %d indexes online", len(states))
             extractor = load_extractor(settings, settings.gazetteer)
             ingestor = make_ingestor(settings, driver, embedder, extractor)
+            search = SearchContext(driver, embedder, extractor, settings.neo4j_database)
             app.state.resources = Resources(
-                settings=settings, driver=driver, embedder=embedder, ingestor=ingestor
+                settings=settings,
+                driver=driver,
+                embedder=embedder,
+                ingestor=ingestor,
+                search=search,
             )
-            yield
+            try:
+                yield
+            finally:
+                search.close()
         finally:
             driver.close()
 
@@ -68,4 +77,5 @@ def create_app(
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(documents.router)
+    app.include_router(search.router)
     return app

@@ -48,7 +48,12 @@ class SentenceTransformerEmbedder:
         self._name = model_name
         self._batch_size = batch_size
         self._model = SentenceTransformer(resolve_model_path(model_name), device=device)
-        dimension = self._model.get_sentence_embedding_dimension()
+        # sentence-transformers 6 renamed the method; 3.x-5.x only have the old name.
+        get_dimension = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
+        dimension = get_dimension()
         if dimension is None:
             raise ValueError(f"Model {model_name!r} does not report an embedding dimension")
         self._dimension = int(dimension)
@@ -76,7 +81,9 @@ class SentenceTransformerEmbedder:
         return np.asarray(vectors, dtype=np.float32).reshape(len(texts), self._dimension)
 
     def count_tokens(self, text: str) -> int:
-        return len(self._model.tokenizer.tokenize(text))
+        # verbose=False: a whole document is longer than the model reads, which is fine here.
+        ids = self._model.tokenizer.encode(text, add_special_tokens=False, verbose=False)
+        return len(ids)
 
 
 def resolve_model_path(model_name: str) -> str:

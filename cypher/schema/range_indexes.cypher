@@ -6,3 +6,4 @@ CREATE INDEX document_source_type IF NOT EXISTS FOR (d:Document) ON (d.source_ty
 CREATE INDEX document_folder IF NOT EXISTS FOR (d:Document) ON (d.folder);
 CREATE INDEX chunk_document IF NOT EXISTS FOR (c:Chunk) ON (c.document_id);
 CREATE INDEX relates_chunk IF NOT EXISTS FOR ()-[r:RELATES]-() ON (r.chunk_id);
+CREATE INDEX relates_document IF NOT EXISTS FOR ()-[r:RELATES]-() ON (r.document_id);

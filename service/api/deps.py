@@ -10,6 +10,7 @@ from fastapi import Depends, Request
 
 from loaders.ingest import Ingestor
 from service.embedding import Embedder
+from service.retrieval.pipeline import SearchContext
 from service.settings import Settings
 
 
@@ -21,6 +22,7 @@ class Resources:
     driver: neo4j.Driver
     embedder: Embedder
     ingestor: Ingestor
+    search: SearchContext
 
 
 def get_resources(request: Request) -> Resources:

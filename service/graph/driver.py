@@ -25,7 +25,14 @@ def connect(settings: Settings) -> neo4j.Driver:
     Raises:
         GraphUnavailable: nothing answers at the URI, or the credentials are refused.
     """
-    driver = neo4j.GraphDatabase.driver(settings.bolt_uri, auth=neo4j_auth(settings))
+    driver = neo4j.GraphDatabase.driver(
+        settings.bolt_uri,
+        auth=neo4j_auth(settings),
+        # "Property key does not exist" notices (an empty graph) are noise in our logs.
+        notifications_disabled_classifications=[
+            neo4j.NotificationDisabledClassification.UNRECOGNIZED
+        ],
+    )
     try:
         driver.verify_connectivity()
     except (ServiceUnavailable, AuthError, OSError) as error:

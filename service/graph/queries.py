@@ -42,6 +42,18 @@ class Query(StrEnum):
     DELETE_ORPHAN_ENTITIES = "load/delete_orphan_entities"
     DELETE_ORPHAN_PLACEHOLDERS = "load/delete_orphan_placeholders"
     DELETE_DOCUMENTS = "load/delete_documents"
+    # search: query analysis, candidate paths, scoring (service/retrieval)
+    DETECT_ENTITIES = "search/detect_entities"
+    FILTERED_DOCUMENTS = "search/filtered_documents"
+    DENSE_CHUNKS = "search/dense_chunks"
+    DENSE_CHUNKS_EXACT = "search/dense_chunks_exact"
+    BM25_CHUNKS = "search/bm25_chunks"
+    TFIDF_CHUNKS = "search/tfidf_chunks"
+    METADATA_CHUNKS = "search/metadata_chunks"
+    ENTITY_CHUNKS = "search/entity_chunks"
+    DOCUMENT_SIGNALS = "search/document_signals"
+    HYDRATE_CHUNKS = "search/hydrate_chunks"
+    FIND_ENTITIES = "search/find_entities"
     # entities
     ENTITY_DOCUMENTS = "entities/entity_documents"
     # documents: REST reads

@@ -71,3 +71,13 @@ def fulltext_query(text: str, *, max_terms: int = 256) -> str | None:
     if not terms:
         return None
     return " ".join(escape_lucene(term) for term in terms[:max_terms])
+
+
+def phrase_query(text: str) -> str:
+    """``text`` as one quoted Lucene phrase: its tokens must appear together, in order.
+
+    Used for identifiers: the analyzer splits ``ZQ-4471-B`` into ``zq 4471 b``, and as loose
+    terms those also match ``ZQ-4471-A``; as a phrase only the code itself matches. Inside
+    quotes only ``"`` and ``\\`` are special, so only they are escaped.
+    """
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'

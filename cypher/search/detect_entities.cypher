@@ -1,0 +1,26 @@
+// Entities a query names: exactly (its n-grams resolved to entity ids), by meaning (entity vector
+// index) and through relations whose text is close to the query (triple vector index).
+// Parameters: $candidate_ids (entity ids from the query's n-grams), $vector (query embedding),
+// $k_semantic (neighbours asked of each vector index), $min_semantic and $min_triple (cosine
+// floors). Returns: id, name, type, how ('exact' | 'semantic' | 'triple'), score (cosine, 1.0
+// for exact), one row per (entity, how).
+CALL () {
+  MATCH (e:Entity)
+  WHERE e.id IN $candidate_ids
+  RETURN e, 'exact' AS how, 1.0 AS score
+  UNION ALL
+  CALL db.index.vector.queryNodes('entity_embedding', $k_semantic, $vector)
+  YIELD node, score
+  WITH node, 2 * score - 1 AS cosine
+  WHERE cosine >= $min_semantic
+  RETURN node AS e, 'semantic' AS how, cosine AS score
+  UNION ALL
+  CALL db.index.vector.queryRelationships('triple_embedding', $k_semantic, $vector)
+  YIELD relationship, score
+  WITH relationship, 2 * score - 1 AS cosine
+  WHERE cosine >= $min_triple
+  UNWIND [startNode(relationship), endNode(relationship)] AS e
+  RETURN e, 'triple' AS how, cosine AS score
+}
+RETURN e.id AS id, e.name AS name, e.type AS type, how, max(score) AS score
+ORDER BY score DESC, id;

@@ -1,0 +1,12 @@
+// The documents a search's filters allow; every path then keeps only their chunks.
+// Parameters: $sources, $source_types, $folders (a folder and all below it), $tags (any of),
+// $document_ids — each a list, or null for "no restriction".
+// Returns: id (one row per allowed document).
+MATCH (d:Document)
+WHERE ($sources IS NULL OR d.source IN $sources)
+  AND ($source_types IS NULL OR d.source_type IN $source_types)
+  AND ($folders IS NULL OR any(folder IN $folders
+        WHERE folder = '' OR d.folder = folder OR d.folder STARTS WITH folder + '/'))
+  AND ($tags IS NULL OR any(tag IN d.tags WHERE tag IN $tags))
+  AND ($document_ids IS NULL OR d.id IN $document_ids)
+RETURN d.id AS id;

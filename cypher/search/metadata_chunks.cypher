@@ -1,0 +1,28 @@
+// Metadata path: exact identifiers (codes, serials, acronyms) the query names, tags the query
+// names, and the other documents of the folders where identified documents live (clustering).
+// Chunks of identified documents score the share of query identifiers they mention; a tagged
+// or same-folder document is represented by its first chunk at 0.5 and 0.25.
+// Parameters: $identifier_ids (entity ids), $terms (query terms, matched to tag names), $k,
+// $allowed (document ids, or null). Returns: chunk_id, document_id, score.
+CALL () {
+  UNWIND $identifier_ids AS id
+  MATCH (:Entity {id: id})<-[:MENTIONS]-(c:Chunk)
+  WITH c, count(DISTINCT id) AS matched
+  RETURN c, toFloat(matched) / size($identifier_ids) AS score
+  UNION ALL
+  MATCH (t:Tag)<-[:TAGGED]-(:Document)-[:HAS_CHUNK]->(c:Chunk {ordinal: 0})
+  WHERE t.name IN $terms
+  RETURN c, 0.5 AS score
+  UNION ALL
+  UNWIND $identifier_ids AS id
+  MATCH (:Entity {id: id})<-[:MENTIONS]-(:Chunk)<-[:HAS_CHUNK]-(:Document)<-[:CONTAINS]-(f:Folder)
+  WITH DISTINCT f
+  WHERE f.path <> ''
+  MATCH (f)-[:CONTAINS]->(:Document)-[:HAS_CHUNK]->(c:Chunk {ordinal: 0})
+  RETURN c, 0.25 AS score
+}
+WITH c, sum(score) AS score
+WHERE $allowed IS NULL OR c.document_id IN $allowed
+RETURN c.id AS chunk_id, c.document_id AS document_id, score
+ORDER BY score DESC, chunk_id
+LIMIT $k;

@@ -1,0 +1,95 @@
+"""Query analysis: normalise, embed once, find the entities and identifiers the query names."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from loaders.entities import EntityExtractor, find_identifiers
+from loaders.normalise import normalise_text
+from loaders.terms import index_terms
+from service.embedding import Embedder
+from service.graph.queries import Query
+from service.retrieval.lucene import fulltext_query, phrase_query
+from service.retrieval.paths import Reader
+from service.retrieval.types import AnalyzedQuery, DetectedEntity
+
+# Words, keeping codes such as "AG-2048" or "S/N" whole.
+_TOKEN = re.compile(r"\w[\w\-/.]*\w|\w")
+MAX_NGRAM = 4
+# Cosine floors for entities found by meaning rather than by name. MiniLM puts a short name and
+# a sentence about it at about 0.5–0.7, so a floor much higher would rarely let one through.
+MIN_SEMANTIC = 0.6
+MIN_TRIPLE = 0.6
+K_SEMANTIC = 5
+_PRIORITY = {"exact": 0, "triple": 1, "semantic": 2}
+
+
+def analyse(
+    text: str, embedder: Embedder, extractor: EntityExtractor, read: Reader
+) -> AnalyzedQuery:
+    """Prepare a query for every path: one embedding, one entity-detection round trip."""
+    normalised = normalise_text(text)
+    vector = embedder.embed([normalised])[0].tolist()
+    # Identifiers are written in capitals in documents but often typed in lower case.
+    surfaces = find_identifiers(normalised) + find_identifiers(normalised.upper())
+    identifier_ids = list(dict.fromkeys(extractor.entity_id(s) for s in surfaces))
+    candidate_ids = list(dict.fromkeys([*identifier_ids, *_ngram_ids(normalised, extractor)]))
+    records = read(
+        Query.DETECT_ENTITIES,
+        {
+            "candidate_ids": candidate_ids,
+            "vector": vector,
+            "k_semantic": K_SEMANTIC,
+            "min_semantic": MIN_SEMANTIC,
+            "min_triple": MIN_TRIPLE,
+        },
+    )
+    entities = _best_per_entity(
+        DetectedEntity(
+            id=r["id"],
+            name=r["name"] or r["id"],
+            type=r["type"] or "",
+            how=r["how"],
+            score=float(r["score"]),
+        )
+        for r in records
+    )
+    exact = {e.id for e in entities if e.how == "exact"}
+    return AnalyzedQuery(
+        text=normalised,
+        vector=vector,
+        fulltext=_fulltext(normalised, surfaces),
+        terms=sorted(index_terms(normalised)),
+        identifiers=[i for i in identifier_ids if i in exact],
+        entities=entities,
+    )
+
+
+def _fulltext(text: str, identifier_surfaces: list[str]) -> str | None:
+    """The query's terms, plus each identifier as a phrase so that the exact code outranks its
+    near namesakes."""
+    clauses = [fulltext_query(text), *map(phrase_query, dict.fromkeys(identifier_surfaces))]
+    return " ".join(clause for clause in clauses if clause) or None
+
+
+def _ngram_ids(text: str, extractor: EntityExtractor) -> list[str]:
+    tokens = _TOKEN.findall(text)
+    return [
+        extractor.entity_id(" ".join(tokens[start : start + size]))
+        for size in range(1, MAX_NGRAM + 1)
+        for start in range(len(tokens) - size + 1)
+    ]
+
+
+def _best_per_entity(found: Iterable[DetectedEntity]) -> list[DetectedEntity]:
+    """One detection per entity: exact beats triple beats semantic; then the higher score."""
+    best: dict[str, DetectedEntity] = {}
+    for entity in found:
+        known = best.get(entity.id)
+        if known is None or (_PRIORITY[entity.how], -entity.score) < (
+            _PRIORITY[known.how],
+            -known.score,
+        ):
+            best[entity.id] = entity
+    return sorted(best.values(), key=lambda e: (_PRIORITY[e.how], -e.score, e.id))

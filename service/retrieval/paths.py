@@ -1,0 +1,141 @@
+"""The candidate paths: one small protocol, one thin class per path, one Cypher file each.
+
+Every path over-fetches ``k`` candidates (``k_over`` of the request) and honours the filters as
+the set of allowed documents (``None`` = all), so filters combine with every mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Sequence
+from typing import Any, Protocol
+
+import neo4j
+
+from service.graph.queries import Query
+from service.retrieval.types import AnalyzedQuery, Candidate, PathName
+
+# With a filter, an index (vector or full-text) is asked for this many times more hits than are
+# kept, since it cannot filter inside itself on Neo4j 5.26.
+FILTER_OVERFETCH = 10
+# Below this many allowed documents the dense path scores every chunk exactly instead.
+EXACT_DENSE_MAX_DOCUMENTS = 2_000
+
+
+class Reader(Protocol):
+    """Runs one read query; counts round trips (``service.retrieval.pipeline.Trace``)."""
+
+    def __call__(self, query: Query, parameters: dict[str, Any]) -> list[neo4j.Record]: ...
+
+
+class CandidatePath(Protocol):
+    """A way of finding candidate chunks for a query."""
+
+    name: PathName
+
+    def retrieve(
+        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+    ) -> list[Candidate]:
+        """Up to ``k`` candidates, best first, only from ``allowed`` documents when given."""
+        ...
+
+
+def _candidates(records: Sequence[neo4j.Record]) -> list[Candidate]:
+    return [Candidate(r["chunk_id"], r["document_id"], float(r["score"])) for r in records]
+
+
+def _allowed(allowed: Collection[str] | None) -> list[str] | None:
+    return None if allowed is None else list(allowed)
+
+
+class DensePath:
+    """Cosine similarity of chunk embeddings: the HNSW index, or exact under a narrow filter."""
+
+    name = PathName.DENSE
+
+    def retrieve(
+        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+    ) -> list[Candidate]:
+        if allowed is not None and len(allowed) <= EXACT_DENSE_MAX_DOCUMENTS:
+            parameters = {"vector": query.vector, "allowed": list(allowed), "k": k}
+            return _candidates(read(Query.DENSE_CHUNKS_EXACT, parameters))
+        k_index = k * FILTER_OVERFETCH if allowed is not None else k
+        parameters = {
+            "vector": query.vector,
+            "k_index": k_index,
+            "k": k,
+            "allowed": _allowed(allowed),
+        }
+        return _candidates(read(Query.DENSE_CHUNKS, parameters))
+
+
+class Bm25Path:
+    """Lucene BM25 over chunk text, through Neo4j's full-text index."""
+
+    name = PathName.BM25
+
+    def retrieve(
+        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+    ) -> list[Candidate]:
+        if query.fulltext is None:
+            return []
+        k_index = k * FILTER_OVERFETCH if allowed is not None else k
+        parameters = {
+            "query": query.fulltext,
+            "k_index": k_index,
+            "k": k,
+            "allowed": _allowed(allowed),
+        }
+        return _candidates(read(Query.BM25_CHUNKS, parameters))
+
+
+class TfidfPath:
+    """Classic TF-IDF (no length normalisation) over the graph's (:Term) index."""
+
+    name = PathName.TFIDF
+
+    def retrieve(
+        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+    ) -> list[Candidate]:
+        if not query.terms:
+            return []
+        parameters = {"terms": query.terms, "k": k, "allowed": _allowed(allowed)}
+        return _candidates(read(Query.TFIDF_CHUNKS, parameters))
+
+
+class MetadataPath:
+    """Exact identifiers, tags named in the query, and same-folder clustering."""
+
+    name = PathName.METADATA
+
+    def retrieve(
+        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+    ) -> list[Candidate]:
+        if not query.identifiers and not query.terms:
+            return []
+        parameters = {
+            "identifier_ids": query.identifiers,
+            "terms": query.terms,
+            "k": k,
+            "allowed": _allowed(allowed),
+        }
+        return _candidates(read(Query.METADATA_CHUNKS, parameters))
+
+
+class EntityPath:
+    """Entity boosting: chunks mentioning the query's entities, whatever their vector score."""
+
+    name = PathName.ENTITY
+
+    def retrieve(
+        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+    ) -> list[Candidate]:
+        if not query.entities:
+            return []
+        entities = [{"id": e.id, "score": e.score} for e in query.entities]
+        parameters = {"entities": entities, "k": k, "allowed": _allowed(allowed)}
+        return _candidates(read(Query.ENTITY_CHUNKS, parameters))
+
+
+PATHS: dict[PathName, CandidatePath] = {
+    path.name: path for path in (DensePath(), Bm25Path(), TfidfPath(), MetadataPath(), EntityPath())
+}

@@ -1,0 +1,322 @@
+"""A search, stage by stage: analyse → filter → candidate paths → normalise and fuse →
+(multi-signal document scoring) → threshold and top k → hydrate.
+
+The stages are the pure functions of ``normalise``, ``fusion`` and ``scoring`` and the thin path
+classes of ``paths``; this module only strings them together, times each stage and counts the
+database round trips.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Collection, Iterator, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+import neo4j
+
+from loaders.entities import EntityExtractor
+from service.embedding import Embedder
+from service.graph.queries import Query, cypher
+from service.retrieval.analysis import analyse
+from service.retrieval.fusion import FusedScore, fuse
+from service.retrieval.normalise import Normalisation, normalise
+from service.retrieval.paths import PATHS
+from service.retrieval.scoring import (
+    DocumentSignals,
+    SignalWeights,
+    entity_coverage,
+    score_document,
+)
+from service.retrieval.types import (
+    AnalyzedQuery,
+    Candidate,
+    Hit,
+    Mode,
+    PathName,
+    PathScore,
+    SearchOptions,
+    SearchResult,
+    Signals,
+    StageTiming,
+)
+
+SINGLE_PATH_MODES = {Mode.DENSE, Mode.BM25, Mode.TFIDF}
+
+
+@dataclass
+class SearchContext:
+    """What every search needs, built once (the API's lifespan, or ``open_search``)."""
+
+    driver: neo4j.Driver
+    embedder: Embedder
+    extractor: EntityExtractor
+    database: str = "neo4j"
+    # The paths run concurrently: each is one round trip, and Neo4j serves them in parallel.
+    executor: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(max_workers=5, thread_name_prefix="path")
+    )
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False)
+
+
+class Trace:
+    """Stage timings and database round trips of one search."""
+
+    def __init__(self, context: SearchContext) -> None:
+        self._context = context
+        self._lock = threading.Lock()
+        self.round_trips = 0
+        self.timings: list[StageTiming] = []
+
+    def read(self, query: Query, parameters: dict[str, Any]) -> list[neo4j.Record]:
+        with self._lock:
+            self.round_trips += 1
+        return self._context.driver.execute_query(
+            cypher(query),
+            parameters,
+            database_=self._context.database,
+            routing_=neo4j.RoutingControl.READ,
+        ).records
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            elapsed = (time.perf_counter() - started) * 1000
+            with self._lock:
+                self.timings.append(StageTiming(stage=name, ms=round(elapsed, 3)))
+
+
+@dataclass(frozen=True)
+class _Ranked:
+    """A hit before hydration: its id, score and explanation."""
+
+    chunk_id: str
+    document_id: str
+    score: float
+    paths: dict[str, PathScore]
+    signals: Signals | None = None
+
+
+def search(context: SearchContext, options: SearchOptions) -> SearchResult:
+    """Run one search; see the module docstring for the stages."""
+    started = time.perf_counter()
+    trace = Trace(context)
+    with trace.stage("analyse"):
+        query = analyse(options.query, context.embedder, context.extractor, trace.read)
+
+    allowed: set[str] | None = None
+    if options.filters.active:
+        with trace.stage("filter"):
+            records = trace.read(Query.FILTERED_DOCUMENTS, options.filters.parameters())
+            allowed = {record["id"] for record in records}
+
+    found = _run_paths(context, trace, query, options, allowed) if allowed != set() else {}
+
+    with trace.stage("fuse"):
+        normalised = _normalised_by_path(found, options)
+        ranked = _rank(_fuse(normalised, options), found, normalised, options)
+    if options.mode is Mode.MULTISIGNAL and ranked:
+        with trace.stage("multisignal"):
+            ranked = _multisignal(trace, query, options, ranked, found)
+
+    if options.threshold is not None:
+        ranked = [hit for hit in ranked if hit.score >= options.threshold]
+    ranked = ranked[: options.k]
+    with trace.stage("hydrate"):
+        hits = _hydrate(trace, ranked, explain=options.explain)
+    return SearchResult(
+        query=options.query,
+        mode=options.mode,
+        level="document" if options.mode is Mode.MULTISIGNAL else options.level,
+        hits=hits,
+        entities=query.entities,
+        identifiers=query.identifiers,
+        candidates={str(path): len(candidates) for path, candidates in found.items()},
+        timings=trace.timings,
+        round_trips=trace.round_trips,
+        total_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+def _run_paths(
+    context: SearchContext,
+    trace: Trace,
+    query: AnalyzedQuery,
+    options: SearchOptions,
+    allowed: Collection[str] | None,
+) -> dict[PathName, list[Candidate]]:
+    names = options.active_paths()
+    if options.mode is Mode.MULTISIGNAL and PathName.BM25 not in names:
+        names.append(PathName.BM25)  # S_text is the document's full-text match
+
+    def run(name: PathName) -> list[Candidate]:
+        with trace.stage(f"path:{name}"):
+            return PATHS[name].retrieve(trace.read, query, options.k_over, allowed)
+
+    with trace.stage("paths"):
+        futures = {name: context.executor.submit(run, name) for name in names}
+        return {name: future.result() for name, future in futures.items()}
+
+
+def _fuse(
+    normalised: Mapping[str, dict[str, float]], options: SearchOptions
+) -> dict[str, FusedScore]:
+    """Chunk id → fused score over the paths that take part in the ranking (in multisignal
+    mode BM25 may have run only for S_text)."""
+    ranking = {str(path) for path in options.active_paths()}
+    scores = {path: values for path, values in normalised.items() if path in ranking}
+    weights = {str(path): weight for path, weight in options.weights.items()}
+    return fuse(scores, options.fusion, weights, options.rrf_k)
+
+
+def _rank(
+    fused: Mapping[str, FusedScore],
+    found: Mapping[PathName, list[Candidate]],
+    normalised: Mapping[str, dict[str, float]],
+    options: SearchOptions,
+) -> list[_Ranked]:
+    """Hits at the requested level, best first; a document ranks by its best chunk (MaxP)."""
+    raw: dict[str, dict[str, float]] = defaultdict(dict)
+    document_of: dict[str, str] = {}
+    for path, candidates in found.items():
+        for candidate in candidates:
+            raw[candidate.chunk_id][str(path)] = candidate.score
+            document_of[candidate.chunk_id] = candidate.document_id
+    hits = [
+        _Ranked(
+            chunk_id=chunk_id,
+            document_id=document_of[chunk_id],
+            score=score.score,
+            paths={
+                path: PathScore(
+                    raw=raw[chunk_id][path],
+                    normalised=normalised[path][chunk_id],
+                    rank=rank,
+                    contribution=score.contributions.get(path, 0.0),
+                )
+                for path, rank in score.ranks.items()
+            },
+        )
+        for chunk_id, score in fused.items()
+    ]
+    hits.sort(key=lambda hit: (-hit.score, hit.chunk_id))
+    if options.level == "document" or options.mode is Mode.MULTISIGNAL:
+        best: dict[str, _Ranked] = {}
+        for hit in hits:
+            best.setdefault(hit.document_id, hit)
+        hits = list(best.values())
+    return hits
+
+
+def _normalisation(options: SearchOptions) -> Normalisation:
+    # One path alone keeps its raw score: normalising a single list would turn every top hit
+    # into 1.0 and make thresholds meaningless.
+    return Normalisation.NONE if options.mode in SINGLE_PATH_MODES else options.normalisation
+
+
+def _normalised_by_path(
+    found: Mapping[PathName, list[Candidate]], options: SearchOptions
+) -> dict[str, dict[str, float]]:
+    method = _normalisation(options)
+    return {
+        str(path): normalise({c.chunk_id: c.score for c in candidates}, method)
+        for path, candidates in found.items()
+    }
+
+
+def _multisignal(
+    trace: Trace,
+    query: AnalyzedQuery,
+    options: SearchOptions,
+    ranked: list[_Ranked],
+    found: Mapping[PathName, list[Candidate]],
+) -> list[_Ranked]:
+    """Score the candidate documents with the five signals of seed 002.
+
+    The pool is the documents of the fused candidates (up to ``k_over``) plus every document
+    of a detected entity (entity boosting: they join whatever their vector score).
+    """
+    pool = [hit.document_id for hit in ranked[: options.k_over]]
+    pool += [c.document_id for c in found.get(PathName.ENTITY, [])]
+    pool = list(dict.fromkeys(pool))
+    by_document = {hit.document_id: hit for hit in ranked}
+    s_text = _document_text_scores(found.get(PathName.BM25, []))
+    exact = query.exact_entity_ids
+    records = trace.read(
+        Query.DOCUMENT_SIGNALS,
+        {"document_ids": pool, "vector": query.vector, "exact_entity_ids": exact},
+    )
+    weights = SignalWeights(**options.signal_weights.model_dump())
+    scored: list[_Ranked] = []
+    for record in records:
+        document_id = record["document_id"]
+        signals = DocumentSignals(
+            s_doc=max(0.0, float(record["s_doc"])),
+            s_segment=None if record["s_segment"] is None else max(0.0, record["s_segment"]),
+            s_entity=entity_coverage(record["matched_entities"], exact),
+            s_triple=max(0.0, float(record["s_triple"])),
+            s_text=s_text.get(document_id, 0.0),
+        )
+        breakdown = score_document(signals, weights)
+        fused = by_document.get(document_id)
+        scored.append(
+            _Ranked(
+                chunk_id=record["best_chunk_id"] or (fused.chunk_id if fused else ""),
+                document_id=document_id,
+                score=breakdown.score,
+                paths=fused.paths if fused else {},
+                signals=Signals(
+                    s_doc=breakdown.s_doc,
+                    s_segment=breakdown.s_segment,
+                    s_entity=breakdown.s_entity,
+                    s_triple=breakdown.s_triple,
+                    s_text=breakdown.s_text,
+                    segment_fallback=breakdown.segment_fallback,
+                    contributions=dict(breakdown.contributions),
+                    matched_entities=list(record["matched_entities"]),
+                ),
+            )
+        )
+    scored.sort(key=lambda hit: (-hit.score, hit.document_id))
+    return scored
+
+
+def _document_text_scores(bm25: list[Candidate]) -> dict[str, float]:
+    """S_text: a document's best BM25 chunk score, min-max normalised over the candidates."""
+    best: dict[str, float] = {}
+    for candidate in bm25:
+        best[candidate.document_id] = max(best.get(candidate.document_id, 0.0), candidate.score)
+    return normalise(best, Normalisation.MIN_MAX)
+
+
+def _hydrate(trace: Trace, ranked: list[_Ranked], *, explain: bool) -> list[Hit]:
+    if not ranked:
+        return []
+    records = trace.read(Query.HYDRATE_CHUNKS, {"chunk_ids": [hit.chunk_id for hit in ranked]})
+    details = {record["chunk_id"]: record for record in records}
+    hits: list[Hit] = []
+    for hit in ranked:
+        detail = details.get(hit.chunk_id)
+        hits.append(
+            Hit(
+                rank=len(hits) + 1,
+                score=hit.score,
+                document_id=hit.document_id,
+                chunk_id=hit.chunk_id,
+                title=detail["title"] if detail else "",
+                text=detail["text"] if detail else "",
+                n_tokens=detail["n_tokens"] if detail else 0,
+                paths=hit.paths if explain else {},
+                signals=hit.signals,
+            )
+        )
+    return hits

@@ -1,0 +1,238 @@
+"""The typed values a search passes from the request to the JSON answer.
+
+``SearchOptions`` is what a caller asks for (the REST body and the Python call alike);
+``SearchResult`` is what comes back, every hit carrying the scores that made it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+
+from service.retrieval.fusion import Fusion
+from service.retrieval.normalise import Normalisation
+
+
+class PathName(StrEnum):
+    """The candidate paths of a hybrid search."""
+
+    DENSE = "dense"
+    BM25 = "bm25"
+    TFIDF = "tfidf"
+    METADATA = "metadata"
+    ENTITY = "entity"
+
+
+class Mode(StrEnum):
+    """What a search runs: one path alone, fused paths, or multi-signal document scoring."""
+
+    DENSE = "dense"
+    BM25 = "bm25"
+    TFIDF = "tfidf"
+    HYBRID = "hybrid"
+    MULTISIGNAL = "multisignal"
+
+
+DEFAULT_PATH_WEIGHTS: dict[PathName, float] = {
+    PathName.DENSE: 1.0,
+    PathName.BM25: 1.0,
+    PathName.TFIDF: 0.5,
+    PathName.METADATA: 0.5,
+    PathName.ENTITY: 0.25,
+}
+
+ShortText = Annotated[str, StringConstraints(max_length=512)]
+
+
+class Filters(BaseModel):
+    """Restrictions every path honours; a field left empty does not restrict."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    sources: list[ShortText] = Field(default_factory=list, max_length=100)
+    source_types: list[ShortText] = Field(default_factory=list, max_length=100)
+    folders: list[ShortText] = Field(
+        default_factory=list, max_length=100, description="A folder and everything below it."
+    )
+    tags: list[ShortText] = Field(
+        default_factory=list, max_length=100, description="Documents with any of these tags."
+    )
+    document_ids: list[ShortText] = Field(default_factory=list, max_length=10_000)
+
+    @property
+    def active(self) -> bool:
+        return bool(
+            self.sources or self.source_types or self.folders or self.tags or self.document_ids
+        )
+
+    def parameters(self) -> dict[str, list[str] | None]:
+        """Cypher parameters: ``None`` for "no restriction", as the .cypher files expect."""
+        return {
+            "sources": self.sources or None,
+            "source_types": self.source_types or None,
+            "folders": [folder.strip("/") for folder in self.folders] or None,
+            "tags": self.tags or None,
+            "document_ids": self.document_ids or None,
+        }
+
+
+class SignalWeightsIn(BaseModel):
+    """Multi-signal weights (seed 002: 0.25 / 0.30 / 0.20 / 0.15 / 0.10)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    doc: float = Field(0.25, ge=0)
+    segment: float = Field(0.30, ge=0)
+    entity: float = Field(0.20, ge=0)
+    triple: float = Field(0.15, ge=0)
+    text: float = Field(0.10, ge=0)
+
+
+class SearchOptions(BaseModel):
+    """A search request."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    query: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+    mode: Mode = Mode.HYBRID
+    level: Literal["chunk", "document"] = "chunk"
+    k: int = Field(10, ge=1, le=1000, description="Results returned.")
+    k_over: int = Field(100, ge=1, le=5000, description="Candidates fetched per path.")
+    paths: list[PathName] | None = Field(
+        default=None, description="Paths fused in hybrid and multisignal modes; default: all."
+    )
+    normalisation: Normalisation = Normalisation.MIN_MAX
+    fusion: Fusion = Fusion.WEIGHTED_SUM
+    weights: dict[PathName, Annotated[float, Field(ge=0)]] = Field(
+        default_factory=lambda: dict(DEFAULT_PATH_WEIGHTS)
+    )
+    rrf_k: int = Field(60, ge=0)
+    signal_weights: SignalWeightsIn = Field(default_factory=SignalWeightsIn)
+    filters: Filters = Field(default_factory=Filters)
+    threshold: float | None = Field(None, description="Drop hits scoring below this.")
+    explain: bool = Field(
+        False, description="Add each path's raw and normalised score, rank and share to hits."
+    )
+
+    @model_validator(mode="after")
+    def _enough_candidates(self) -> SearchOptions:
+        if self.k_over < self.k:
+            raise ValueError(f"k_over ({self.k_over}) must be at least k ({self.k})")
+        return self
+
+    def active_paths(self) -> list[PathName]:
+        """The paths this request runs."""
+        single = {Mode.DENSE: PathName.DENSE, Mode.BM25: PathName.BM25, Mode.TFIDF: PathName.TFIDF}
+        if self.mode in single:
+            return [single[self.mode]]
+        return list(dict.fromkeys(self.paths)) if self.paths else list(PathName)
+
+
+# --- internal values ----------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    """A chunk one path found, with that path's raw score."""
+
+    chunk_id: str
+    document_id: str
+    score: float
+
+
+class DetectedEntity(BaseModel):
+    """An entity the query names: exactly, by meaning, or through a matching relation."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str
+    name: str
+    type: str
+    how: Literal["exact", "semantic", "triple"]
+    score: float
+
+
+@dataclass(frozen=True)
+class AnalyzedQuery:
+    """The query, prepared once for every path."""
+
+    text: str
+    vector: list[float]
+    fulltext: str | None  # escaped Lucene query; None when nothing is searchable
+    terms: list[str]  # TF-IDF index terms
+    identifiers: list[str]  # entity ids of identifiers in the query (codes, serials, acronyms)
+    entities: list[DetectedEntity]
+
+    @property
+    def exact_entity_ids(self) -> list[str]:
+        return [e.id for e in self.entities if e.how == "exact"]
+
+
+# --- results ------------------------------------------------------------------------------------
+class PathScore(BaseModel):
+    """What one path said about a hit."""
+
+    model_config = ConfigDict(frozen=True)
+
+    raw: float
+    normalised: float
+    rank: int
+    contribution: float
+
+
+class Signals(BaseModel):
+    """Multi-signal document scoring, every signal and its weighted contribution."""
+
+    model_config = ConfigDict(frozen=True)
+
+    s_doc: float
+    s_segment: float
+    s_entity: float
+    s_triple: float
+    s_text: float
+    segment_fallback: bool
+    contributions: dict[str, float]
+    matched_entities: list[str]
+
+
+class Hit(BaseModel):
+    """One result: a chunk, or a document with its best chunk."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rank: int
+    score: float
+    document_id: str
+    chunk_id: str
+    title: str
+    text: str
+    n_tokens: int
+    paths: dict[str, PathScore] = Field(
+        description="Per path: raw and normalised score, rank, and share of the fused score."
+    )
+    signals: Signals | None = Field(None, description="Multi-signal breakdown (multisignal).")
+
+
+class StageTiming(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    stage: str
+    ms: float
+
+
+class SearchResult(BaseModel):
+    """The answer to a search."""
+
+    model_config = ConfigDict(frozen=True)
+
+    query: str
+    mode: Mode
+    level: Literal["chunk", "document"]
+    hits: list[Hit]
+    entities: list[DetectedEntity]
+    identifiers: list[str]
+    candidates: dict[str, int] = Field(description="Candidates each path returned.")
+    timings: list[StageTiming]
+    round_trips: int
+    total_ms: float

