@@ -197,7 +197,9 @@ def run(
             ):
                 server.start()
             started = server
-        _print_server(settings, server, "Neo4j is running")
+        pid = server.status().pid
+        headline = f"Neo4j started (pid {pid})" if started else f"Neo4j is running (pid {pid})"
+        _print_server(settings, server, headline)
     try:
         if sample:
             _load_sample(settings)

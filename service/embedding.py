@@ -44,6 +44,10 @@ class SentenceTransformerEmbedder:
         # Imported here: torch and transformers take seconds to import, and nothing heavy may
         # happen when anchorgraph's modules are imported.
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # A "Loading weights" bar on every start is noise in a service's output.
+        transformers_logging.disable_progress_bar()  # type: ignore[no-untyped-call]  # untyped upstream
 
         self._name = model_name
         self._batch_size = batch_size
