@@ -28,6 +28,7 @@ def default_embedder(settings: Settings) -> Embedder:
         settings.embedding_model,
         device=settings.embedding_device,
         batch_size=settings.embedding_batch_size,
+        threads=settings.embedding_threads,
     )
 
 

@@ -61,6 +61,11 @@ class Settings(BaseSettings):
     )
     embedding_batch_size: int = Field(default=64, ge=1)
     embedding_device: str = "cpu"
+    embedding_threads: int = Field(
+        default=1,
+        ge=0,
+        description="CPU threads for the model; 0: torch's default (every core).",
+    )
 
     # --- ingestion ----------------------------------------------------------------------------
     chunk_tokens: int = Field(default=200, ge=16, description="Target chunk size in model tokens.")

@@ -14,7 +14,8 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from service.embedding import Embedder, load_embedder
+from service.app import default_embedder
+from service.embedding import Embedder
 from service.graph.driver import connect
 from service.graph.local_server import LocalNeo4j, free_port
 from service.graph.queries import Query, cypher
@@ -70,7 +71,7 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
 
 @pytest.fixture(scope="session")
 def embedder(settings: Settings) -> Embedder:
-    return load_embedder(settings.embedding_model, device=settings.embedding_device)
+    return default_embedder(settings)
 
 
 @pytest.fixture(scope="session")
