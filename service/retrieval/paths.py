@@ -47,6 +47,11 @@ def _allowed(allowed: Collection[str] | None) -> list[str] | None:
     return None if allowed is None else list(allowed)
 
 
+def _index_depth(k: int, allowed: Collection[str] | None) -> int:
+    """Hits to ask of an index that cannot filter inside itself: more when a filter drops some."""
+    return k * FILTER_OVERFETCH if allowed is not None else k
+
+
 class DensePath:
     """Cosine similarity of chunk embeddings: the HNSW index, or exact under a narrow filter."""
 
@@ -58,10 +63,9 @@ class DensePath:
         if allowed is not None and len(allowed) <= EXACT_DENSE_MAX_DOCUMENTS:
             parameters = {"vector": query.vector, "allowed": list(allowed), "k": k}
             return _candidates(read(Query.DENSE_CHUNKS_EXACT, parameters))
-        k_index = k * FILTER_OVERFETCH if allowed is not None else k
         parameters = {
             "vector": query.vector,
-            "k_index": k_index,
+            "k_index": _index_depth(k, allowed),
             "k": k,
             "allowed": _allowed(allowed),
         }
@@ -78,10 +82,9 @@ class Bm25Path:
     ) -> list[Candidate]:
         if query.fulltext is None:
             return []
-        k_index = k * FILTER_OVERFETCH if allowed is not None else k
         parameters = {
             "query": query.fulltext,
-            "k_index": k_index,
+            "k_index": _index_depth(k, allowed),
             "k": k,
             "allowed": _allowed(allowed),
         }

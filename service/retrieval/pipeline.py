@@ -274,16 +274,7 @@ def _multisignal(
                 document_id=document_id,
                 score=breakdown.score,
                 paths=fused.paths if fused else {},
-                signals=Signals(
-                    s_doc=breakdown.s_doc,
-                    s_segment=breakdown.s_segment,
-                    s_entity=breakdown.s_entity,
-                    s_triple=breakdown.s_triple,
-                    s_text=breakdown.s_text,
-                    segment_fallback=breakdown.segment_fallback,
-                    contributions=dict(breakdown.contributions),
-                    matched_entities=list(record["matched_entities"]),
-                ),
+                signals=Signals.from_breakdown(breakdown, record["matched_entities"]),
             )
         )
     scored.sort(key=lambda hit: (-hit.score, hit.document_id))

@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_vali
 
 from service.retrieval.fusion import Fusion
 from service.retrieval.normalise import Normalisation
+from service.retrieval.scoring import SignalBreakdown
 
 
 class PathName(StrEnum):
@@ -194,6 +195,17 @@ class Signals(BaseModel):
     segment_fallback: bool
     contributions: dict[str, float]
     matched_entities: list[str]
+
+    @classmethod
+    def from_breakdown(cls, breakdown: SignalBreakdown, matched_entities: list[str]) -> Signals:
+        return cls(
+            **{name: getattr(breakdown, name) for name in _SIGNAL_FIELDS},
+            contributions=dict(breakdown.contributions),
+            matched_entities=matched_entities,
+        )
+
+
+_SIGNAL_FIELDS = ("s_doc", "s_segment", "s_entity", "s_triple", "s_text", "segment_fallback")
 
 
 class Hit(BaseModel):
