@@ -111,10 +111,11 @@ def write_documents(
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
         previously_mentioned = old["entity_ids"] if old else []
+        previously_waiting = old["placeholder_keys"] if old else []
         for query, parameters in params:
             tx.run(cypher(query), parameters).consume()
         tx.run(cypher(Query.DELETE_ORPHAN_ENTITIES), entity_ids=previously_mentioned).consume()
-        tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS)).consume()
+        tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS), keys=previously_waiting).consume()
 
     with driver.session(database=database) as session:
         session.execute_write(work)
@@ -131,7 +132,9 @@ def delete_documents(driver: neo4j.Driver, database: str, ids: Sequence[str]) ->
         tx.run(
             cypher(Query.DELETE_ORPHAN_ENTITIES), entity_ids=old["entity_ids"] if old else []
         ).consume()
-        tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS)).consume()
+        tx.run(
+            cypher(Query.DELETE_ORPHAN_PLACEHOLDERS), keys=old["placeholder_keys"] if old else []
+        ).consume()
         return int(deleted["deleted"]) if deleted else 0
 
     with driver.session(database=database) as session:

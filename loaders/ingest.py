@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
 
@@ -22,6 +23,7 @@ from loaders.chunking import chunk_document
 from loaders.entities import EntityExtractor, find_identifiers
 from loaders.graph_writer import (
     EmbeddedDocument,
+    EntityRecord,
     delete_documents,
     existing_hashes,
     merge_entities,
@@ -46,10 +48,11 @@ class IngestStats:
     mentions: int = 0
     triples: int = 0
     links: int = 0
-    parse_s: float = 0.0  # chunking, entities, triples
-    embed_s: float = 0.0
-    write_s: float = 0.0
-    seconds: float = 0.0  # end to end
+    parse_s: float = 0.0  # chunking, entities, triples, identifiers, index terms
+    embed_s: float = 0.0  # the model: chunks, triples, entity names
+    write_s: float = 0.0  # Neo4j transactions (in the writer thread, overlapping the above)
+    write_wait_s: float = 0.0  # waiting for the writer: the part of write_s not overlapped
+    seconds: float = 0.0  # end to end (less than the sum of the stages when they overlap)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -61,9 +64,46 @@ class _Parsed:
     source: SourceDocument
     content_hash: str
     n_tokens: int
+    identifiers: tuple[str, ...]
     chunks: list[Chunk]
+    chunk_identifiers: list[tuple[str, ...]]
+    chunk_terms: list[Counter[str]]
     mentions: list[EntityMention]
     triples: list[Triple]
+
+
+@dataclass(frozen=True)
+class _Prepared:
+    """A batch ready to write, and what it adds to the stats once written."""
+
+    n_documents: int
+    n_unchanged: int
+    warnings: list[str]
+    documents: list[EmbeddedDocument]
+    entities: list[EntityRecord]
+    entity_vectors: Vectors
+
+    @property
+    def hashes(self) -> dict[str, str]:
+        return {d.source.id: d.content_hash for d in self.documents}
+
+    def count_into(self, stats: IngestStats) -> None:
+        stats.documents += self.n_documents
+        stats.unchanged += self.n_unchanged
+        stats.warnings += self.warnings
+        stats.written += len(self.documents)
+        stats.chunks += sum(len(d.chunks) for d in self.documents)
+        stats.mentions += sum(len(d.mentions) for d in self.documents)
+        stats.triples += sum(len(d.triples) for d in self.documents)
+        stats.links += sum(len(c.links) for d in self.documents for c in d.chunks)
+
+
+@dataclass(frozen=True)
+class _Pending:
+    """A batch whose write was handed to the writer thread."""
+
+    prepared: _Prepared
+    write: Future[float]
 
 
 class Ingestor:
@@ -95,15 +135,36 @@ class Ingestor:
     def ingest(
         self, documents: Iterable[SourceDocument], on_progress: ProgressCallback | None = None
     ) -> IngestStats:
-        """Write every new or changed document; each batch is one transaction."""
+        """Write every new or changed document; each batch is one transaction.
+
+        Batches are written in order by one writer thread while the main thread parses and
+        embeds the next batch, so the Neo4j write overlaps the model instead of adding to it.
+        A batch is written only after the one before it committed. When anything fails, the
+        write under way is let finish (it commits or fails whole) and no later batch is
+        written; the error is then raised, as it would be without the overlap.
+        """
         stats = IngestStats()
         started = time.perf_counter()
-        for batch in _batches(documents, self.batch_size):
-            stats.documents += len(batch)
-            self._ingest_batch(batch, stats)
+
+        def finish(pending: _Pending) -> None:
+            clock = time.perf_counter()
+            stats.write_s += pending.write.result()
+            stats.write_wait_s += time.perf_counter() - clock
+            pending.prepared.count_into(stats)
             stats.seconds = time.perf_counter() - started
             if on_progress is not None:
                 on_progress(stats)
+
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="anchorgraph-write") as writer:
+            pending: _Pending | None = None
+            for batch in _batches(documents, self.batch_size):
+                in_flight = pending.prepared.hashes if pending is not None else {}
+                prepared = self._prepare(batch, stats, in_flight)
+                if pending is not None:
+                    finish(pending)
+                pending = _Pending(prepared, writer.submit(self._write, prepared))
+            if pending is not None:
+                finish(pending)
         stats.seconds = time.perf_counter() - started
         return stats
 
@@ -130,21 +191,28 @@ class Ingestor:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     # --- stages -------------------------------------------------------------------------------
-    def _ingest_batch(self, batch: list[SourceDocument], stats: IngestStats) -> None:
+    def _prepare(
+        self, batch: list[SourceDocument], stats: IngestStats, in_flight: dict[str, str]
+    ) -> _Prepared:
+        """Hash, parse and embed a batch: everything but the write (timed into ``stats``).
+
+        ``in_flight`` holds the content hashes of the batch being written right now: it commits
+        before this one is written, so its documents count as already in the graph.
+        """
         # The last of several documents with one id wins, as it would across batches.
         by_id = {document.id: document for document in batch}
+        warnings = []
         if len(by_id) < len(batch):
-            stats.warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
+            warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
         known = existing_hashes(self.driver, self.database, list(by_id))
+        known.update((id_, digest) for id_, digest in in_flight.items() if id_ in by_id)
         todo: list[tuple[SourceDocument, str]] = []
         for document in by_id.values():
             digest = self.content_hash(document)
-            if known.get(document.id) == digest:
-                stats.unchanged += 1
-            else:
+            if known.get(document.id) != digest:
                 todo.append((document, digest))
         if not todo:
-            return
+            return _Prepared(len(batch), len(by_id), warnings, [], [], _no_vectors(self))
 
         clock = time.perf_counter()
         parsed = self._parse(todo)
@@ -155,16 +223,20 @@ class Ingestor:
         entities = merge_entities(embedded)
         entity_vectors = self._vectors([entity.name for entity in entities])
         stats.embed_s += time.perf_counter() - clock
+        unchanged = len(by_id) - len(todo)
+        return _Prepared(len(batch), unchanged, warnings, embedded, entities, entity_vectors)
 
+    def _write(self, prepared: _Prepared) -> float:
+        """Write one prepared batch (in the writer thread); returns the seconds it took."""
         clock = time.perf_counter()
-        write_documents(self.driver, self.database, embedded, entities, entity_vectors)
-        stats.write_s += time.perf_counter() - clock
-
-        stats.written += len(embedded)
-        stats.chunks += sum(len(d.chunks) for d in embedded)
-        stats.mentions += sum(len(d.mentions) for d in embedded)
-        stats.triples += sum(len(d.triples) for d in embedded)
-        stats.links += sum(len(c.links) for d in embedded for c in d.chunks)
+        write_documents(
+            self.driver,
+            self.database,
+            prepared.documents,
+            prepared.entities,
+            prepared.entity_vectors,
+        )
+        return time.perf_counter() - clock
 
     def _parse(self, todo: list[tuple[SourceDocument, str]]) -> list[_Parsed]:
         chunked = [
@@ -194,7 +266,10 @@ class Ingestor:
                 source=document,
                 content_hash=digest,
                 n_tokens=self.embedder.count_tokens(document.text),
+                identifiers=tuple(find_identifiers(document.text)),
                 chunks=chunks,
+                chunk_identifiers=[tuple(find_identifiers(c.text)) for c in chunks],
+                chunk_terms=[index_terms(c.text) for c in chunks],
                 mentions=mentions_of[document.id],
                 triples=triples_of[document.id],
             )
@@ -216,10 +291,10 @@ class Ingestor:
                     source=p.source,
                     content_hash=p.content_hash,
                     n_tokens=p.n_tokens,
-                    identifiers=tuple(find_identifiers(p.source.text)),
+                    identifiers=p.identifiers,
                     chunks=p.chunks,
-                    chunk_identifiers=[tuple(find_identifiers(c.text)) for c in p.chunks],
-                    chunk_terms=[index_terms(c.text) for c in p.chunks],
+                    chunk_identifiers=p.chunk_identifiers,
+                    chunk_terms=p.chunk_terms,
                     mentions=p.mentions,
                     triples=p.triples,
                     vector=document_vector(own_chunks),
@@ -231,7 +306,7 @@ class Ingestor:
 
     def _vectors(self, texts: list[str]) -> Vectors:
         if not texts:
-            return np.zeros((0, self.embedder.dimension), dtype=np.float32)
+            return _no_vectors(self)
         return self.embedder.embed(texts)
 
 
@@ -244,6 +319,10 @@ def document_vector(chunk_vectors: Vectors) -> Vectors:
     mean: Vectors = chunk_vectors.mean(axis=0, dtype=np.float32)
     norm = float(np.linalg.norm(mean))
     return mean / np.float32(norm) if norm > 0 else mean
+
+
+def _no_vectors(ingestor: Ingestor) -> Vectors:
+    return np.zeros((0, ingestor.embedder.dimension), dtype=np.float32)
 
 
 def _batches(items: Iterable[SourceDocument], size: int) -> Iterator[list[SourceDocument]]:

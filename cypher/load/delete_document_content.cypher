@@ -1,7 +1,8 @@
 // Remove what a document owns: its chunks with their mentions, outgoing links and NEXT edges,
 // the triples read from those chunks, and its folder and tag edges. The Document node stays.
 // Parameters: $ids (list of document ids).
-// Returns: entity_ids (ids of entities its chunks mentioned, to check for orphans afterwards).
+// Returns: entity_ids (ids of entities its chunks mentioned, to check for orphans afterwards),
+// placeholder_keys (keys of the (:Unresolved) placeholders its chunks linked to, likewise).
 UNWIND $ids AS id
 MATCH (d:Document {id: id})
 OPTIONAL MATCH (d)<-[filed:CONTAINS]-(:Folder)
@@ -9,13 +10,14 @@ OPTIONAL MATCH (d)-[tagged:TAGGED]->(:Tag)
 DELETE filed, tagged
 WITH DISTINCT d
 MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
-OPTIONAL MATCH (c)-[:MENTIONS]->(e:Entity)
-WITH c, collect(e.id) AS mentioned
+WITH c, COLLECT { MATCH (c)-[:MENTIONS]->(e:Entity) RETURN e.id } AS mentioned,
+  COLLECT { MATCH (c)-[:LINKS_TO]->(u:Unresolved) RETURN u.key } AS waiting
 CALL (c) {
   MATCH ()-[r:RELATES {chunk_id: c.id}]->()
   DELETE r
 }
 DETACH DELETE c
-WITH mentioned
-UNWIND mentioned AS entity_id
-RETURN collect(DISTINCT entity_id) AS entity_ids;
+WITH collect(mentioned) AS mentioned, collect(waiting) AS waiting
+RETURN
+  COLLECT { UNWIND mentioned AS ids UNWIND ids AS id RETURN DISTINCT id } AS entity_ids,
+  COLLECT { UNWIND waiting AS keys UNWIND keys AS key RETURN DISTINCT key } AS placeholder_keys;

