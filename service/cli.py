@@ -211,6 +211,76 @@ def run(
             console.print("Neo4j stopped.")
 
 
+@app.command("eval")
+def evaluate(
+    dataset: Annotated[
+        Path,
+        typer.Option(exists=True, file_okay=False, help="A BEIR folder (corpus, queries, qrels)."),
+    ],
+    split: Annotated[str, typer.Option(help="A qrels file stem: train, dev, ...")],
+    conditions: Annotated[
+        str,
+        typer.Option(
+            help="Comma-separated conditions or groups (ours, fusions, peers, baselines, all); "
+            "NAME@key=value;key=value overrides search options."
+        ),
+    ] = "all",
+    out: Annotated[
+        Path | None, typer.Option(help="Default: benchmarks/out/<dataset>-<split>.")
+    ] = None,
+    max_queries: Annotated[
+        int | None, typer.Option(min=1, help="A random sample of the queries.")
+    ] = None,
+    seed: Annotated[int, typer.Option(help="Seed of the query sample.")] = 0,
+    entities: Annotated[
+        bool, typer.Option(help="spaCy NER and triples at ingest; off: patterns only.")
+    ] = True,
+    title_in_text: Annotated[
+        bool, typer.Option(help="Ingest 'title + text' as the document text (BEIR convention).")
+    ] = True,
+    neo4j_uri: Annotated[
+        str | None,
+        typer.Option(help="Evaluate on this server; default: a local Neo4j of its own."),
+    ] = None,
+    neo4j_home: Annotated[
+        Path | None,
+        typer.Option(help="The evaluation Neo4j's home; default: one per dataset."),
+    ] = None,
+    keep_server: Annotated[
+        bool, typer.Option(help="Leave the evaluation Neo4j running for the next run.")
+    ] = False,
+    wipe: Annotated[
+        bool, typer.Option(help="Allow emptying a --neo4j-uri graph that holds other documents.")
+    ] = False,
+) -> None:
+    """Evaluate search conditions and peers on a BEIR split: metrics, latency, significance."""
+    from service.evaluation.run import EvalConfig
+    from service.evaluation.run import run as run_eval
+
+    config = EvalConfig(
+        dataset=dataset,
+        split=split,
+        conditions=[conditions],
+        out=out,
+        max_queries=max_queries,
+        seed=seed,
+        entities=entities,
+        title_in_text=title_in_text,
+        neo4j_uri=neo4j_uri,
+        neo4j_home=neo4j_home,
+        keep_server=keep_server,
+        wipe=wipe,
+    )
+    with _clear_errors():
+        try:
+            _report, paths = run_eval(config, console)
+        except (FileNotFoundError, ValueError) as error:
+            err.print(f"[bold red]error:[/] {error}")
+            raise typer.Exit(1) from None
+    console.print(paths["markdown"].read_text(), markup=False, highlight=False, soft_wrap=True)
+    console.print(" ".join(f"{kind}: {path}" for kind, path in paths.items()), soft_wrap=True)
+
+
 def _load_sample(settings: Settings) -> None:
     from service.ingestion import build_ingestor, read_all, sample_corpus, sample_gazetteer
 

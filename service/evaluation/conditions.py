@@ -1,0 +1,462 @@
+"""Conditions: whatever ranks documents for a query. One protocol, one thin class each.
+
+* **ours**: ``search()`` at document level (a document scores by its best chunk), one mode or
+  fusion setting per condition;
+* **peers**: neo4j-graphrag's ``VectorRetriever`` and ``HybridRetriever`` (naive and linear
+  rankers) on the same Neo4j, the same indexes (``chunk_embedding``, ``chunk_text``) and the
+  same model; they return chunks, mapped to documents by their best chunk;
+* **in-memory references**: rank-bm25 (BM25Okapi), MiniLM alone, the "plain hybrid" of the
+  issue (each side min-max normalised over its own top 100, 0.5/0.5 sum) and RRF(60) of the
+  two, over whole documents (title and text).
+
+A new condition is a class with ``name`` and ``rank`` plus one ``@register`` line; the harness
+does not change. A spec on the command line is a registered name, optionally followed by
+``@key=value;...`` overrides (``hybrid@k_over=300;paths=dense+bm25;weights=dense:1+bm25:0.5``),
+or a group name (``ours``, ``fusions``, ``peers``, ``baselines``, ``all``); a list of specs is
+separated by commas.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import time
+import warnings
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
+
+import numpy as np
+import numpy.typing as npt
+
+from service.evaluation.datasets import BeirSplit
+from service.retrieval.fusion import Fusion
+from service.retrieval.lucene import escape_lucene
+from service.retrieval.normalise import Normalisation
+from service.retrieval.pipeline import SearchContext, search
+from service.retrieval.types import Mode, SearchOptions
+
+if TYPE_CHECKING:
+    import neo4j
+
+    from service.embedding import Embedder
+
+# Documents every condition returns: enough for Recall@100.
+DEPTH = 100
+PLAIN_HYBRID_DEPTH = 100  # "each side min-max normalised over its top 100"
+RRF_K = 60
+
+
+class Ranked(NamedTuple):
+    """One ranked document; ``tokens`` is the whitespace-token count of the text the condition
+    returns for it (a chunk, or the whole document), ``None`` for "the whole document"."""
+
+    doc_id: str
+    score: float
+    tokens: int | None = None
+
+
+class Condition(Protocol):
+    """Ranks documents for a query, best first (up to ``DEPTH``)."""
+
+    name: str
+
+    def rank(self, query_id: str, text: str) -> Sequence[Ranked]: ...
+
+
+@dataclass
+class Resources:
+    """What conditions are built from; the expensive parts are built once, on first use."""
+
+    split: BeirSplit
+    context: SearchContext
+    embedder: Embedder
+    cache_dir: Path | None = None  # in-memory document embeddings are cached here
+    depth: int = DEPTH
+    _memory: MemoryIndex | None = field(default=None, repr=False)
+
+    @property
+    def driver(self) -> neo4j.Driver:
+        return self.context.driver
+
+    def memory(self) -> MemoryIndex:
+        if self._memory is None:
+            self._memory = MemoryIndex.build(self.split, self.embedder, self.cache_dir)
+        return self._memory
+
+
+Factory = Callable[[Resources, dict[str, str]], Condition]
+REGISTRY: dict[str, Factory] = {}
+GROUPS: dict[str, list[str]] = {}
+
+
+def register(name: str, *groups: str) -> Callable[[Factory], Factory]:
+    """Register a condition factory under ``name`` and in ``groups``."""
+
+    def decorate(factory: Factory) -> Factory:
+        REGISTRY[name] = factory
+        for group in (*groups, "all"):
+            GROUPS.setdefault(group, []).append(name)
+        return factory
+
+    return decorate
+
+
+def expand(specs: Sequence[str]) -> list[str]:
+    """Comma-separated specs, group names replaced by their members, duplicates dropped."""
+    names: list[str] = []
+    for spec in specs:
+        for part in (p.strip() for p in spec.split(",")):
+            names.extend(GROUPS.get(part, [part]))
+    return list(dict.fromkeys(name for name in names if name))
+
+
+def build(spec: str, resources: Resources) -> Condition:
+    """The condition a spec names (``name`` or ``name@key=value;...``)."""
+    name, _, raw = spec.partition("@")
+    if name not in REGISTRY:
+        known = ", ".join([*REGISTRY, *GROUPS])
+        raise ValueError(f"unknown condition {name!r}; known: {known}")
+    overrides = _parse_overrides(raw)
+    condition = REGISTRY[name](resources, overrides)
+    condition.name = spec
+    return condition
+
+
+def _parse_overrides(raw: str) -> dict[str, str]:
+    overrides: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in raw.split(";"))):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"override {item!r} is not key=value")
+        overrides[key.strip()] = value.strip()
+    return overrides
+
+
+def search_options(overrides: dict[str, str]) -> dict[str, Any]:
+    """``SearchOptions`` fields from text overrides: lists join with ``+``, maps use ``:``
+    (``paths=dense+bm25``, ``weights=dense:1+bm25:0.5``, ``signal_weights=doc:0.2+text:0.3``)."""
+    options: dict[str, Any] = {}
+    for key, value in overrides.items():
+        if key == "paths":
+            options[key] = [p for p in value.split("+") if p]
+        elif key in {"weights", "signal_weights"}:
+            pairs = (item.partition(":") for item in value.split("+") if item)
+            options[key] = {k: float(v) for k, _, v in pairs}
+        elif key in {"k_over", "rrf_k"}:
+            options[key] = int(value)
+        elif key == "threshold":
+            options[key] = float(value)
+        elif key in {"mode", "normalisation", "fusion"}:
+            options[key] = value
+        else:
+            raise ValueError(f"unknown search option {key!r}")
+    if "weights" in options:  # a partial map keeps the default weights of the other paths
+        defaults = SearchOptions(query="x").weights
+        options["weights"] = {**{str(k): v for k, v in defaults.items()}, **options["weights"]}
+    return options
+
+
+# --- ours ---------------------------------------------------------------------------------------
+class SearchCondition:
+    """``search()`` at document level with fixed options."""
+
+    def __init__(self, name: str, context: SearchContext, k: int, options: dict[str, Any]) -> None:
+        self.name = name
+        self._context = context
+        self._k = k
+        self._options = options
+        SearchOptions(query="check", level="document", k=k, **options)  # fail early if invalid
+
+    def rank(self, query_id: str, text: str) -> list[Ranked]:
+        result = search(
+            self._context, SearchOptions(query=text, level="document", k=self._k, **self._options)
+        )
+        return [Ranked(hit.document_id, hit.score, len(hit.text.split())) for hit in result.hits]
+
+
+def _ours(name: str, base: dict[str, Any]) -> Factory:
+    def factory(resources: Resources, overrides: dict[str, str]) -> Condition:
+        options = {**base, **search_options(overrides)}
+        k_over = max(int(options.get("k_over", 100)), resources.depth)
+        options["k_over"] = k_over
+        return SearchCondition(name, resources.context, resources.depth, options)
+
+    return factory
+
+
+register("cosine", "ours")(_ours("cosine", {"mode": Mode.DENSE}))
+register("bm25", "ours")(_ours("bm25", {"mode": Mode.BM25}))
+register("tfidf", "ours")(_ours("tfidf", {"mode": Mode.TFIDF}))
+register("hybrid", "ours")(_ours("hybrid", {"mode": Mode.HYBRID}))
+register("multisignal", "ours")(_ours("multisignal", {"mode": Mode.MULTISIGNAL}))
+for _norm in (Normalisation.MIN_MAX, Normalisation.L2, Normalisation.Z_SCORE):
+    for _fusion in (Fusion.WEIGHTED_SUM, Fusion.MAX, Fusion.MEAN):
+        _name = f"hybrid:{_norm}:{_fusion}"
+        register(_name, "fusions")(
+            _ours(_name, {"mode": Mode.HYBRID, "normalisation": _norm, "fusion": _fusion})
+        )
+register("hybrid:rrf", "fusions")(_ours("hybrid:rrf", {"mode": Mode.HYBRID, "fusion": Fusion.RRF}))
+
+
+# --- peers: neo4j-graphrag ----------------------------------------------------------------------
+VECTOR_INDEX = "chunk_embedding"
+FULLTEXT_INDEX = "chunk_text"
+
+
+class EmbedderAdapter:
+    """Our ``Embedder`` behind neo4j-graphrag's ``Embedder`` interface: the same loaded model
+    (all-MiniLM-L6-v2 from its package), the raw query text, a unit-length vector."""
+
+    def __new__(cls, embedder: Embedder) -> Any:
+        from neo4j_graphrag.embeddings.base import Embedder as GraphragEmbedder
+
+        class _Adapter(GraphragEmbedder):
+            def embed_query(self, text: str) -> list[float]:
+                return [float(x) for x in embedder.embed([text])[0]]
+
+        return _Adapter()
+
+
+class GraphragCondition:
+    """A neo4j-graphrag retriever: ``top_k`` chunks, mapped to documents by their best chunk.
+
+    The full-text leg gets the raw query, as a user of the library would pass it. Lucene syntax
+    in it fails: ``SearchQueryParseError`` for a ``ParseException``, but a bare
+    ``neo4j.exceptions.ClientError`` for a ``TokenMgrError`` (e.g. a claim ending in "/CD40."),
+    which the library does not wrap. Either way the query is retried with Lucene's special
+    characters escaped (counted in ``escaped``), the vector leg keeping the raw text's vector.
+    """
+
+    def __init__(
+        self, name: str, retriever: Any, top_k: int, search_kwargs: dict[str, Any]
+    ) -> None:
+        self.name = name
+        self._retriever = retriever
+        self._top_k = top_k
+        self._kwargs = search_kwargs
+        self.escaped = 0
+
+    def rank(self, query_id: str, text: str) -> list[Ranked]:
+        from neo4j.exceptions import ClientError
+        from neo4j_graphrag.exceptions import SearchQueryParseError
+
+        with warnings.catch_warnings():
+            # Every query build warns that the 'id' field goes away in 2.0; we read elementId-free
+            # node properties only.
+            warnings.filterwarnings("ignore", "The default returned 'id' field", DeprecationWarning)
+            try:
+                result = self._retriever.get_search_results(
+                    query_text=text, top_k=self._top_k, **self._kwargs
+                )
+            except (SearchQueryParseError, ClientError) as error:
+                if isinstance(error, ClientError) and "lucene.queryparser" not in str(error):
+                    raise
+                self.escaped += 1
+                result = self._retriever.get_search_results(
+                    query_text=escape_lucene(text),
+                    query_vector=self._retriever.embedder.embed_query(text),
+                    top_k=self._top_k,
+                    **self._kwargs,
+                )
+        return best_chunk_per_document(
+            (str(r["node"]["document_id"]), float(r["score"]), str(r["node"]["text"] or ""))
+            for r in result.records
+        )
+
+    @property
+    def notes(self) -> dict[str, Any]:
+        return {"escaped_retries": self.escaped}
+
+
+def best_chunk_per_document(chunks: Any) -> list[Ranked]:
+    """(document id, score, chunk text) rows → documents by their best chunk, best first."""
+    best: dict[str, Ranked] = {}
+    for doc_id, score, text in chunks:
+        if doc_id not in best or score > best[doc_id].score:
+            best[doc_id] = Ranked(doc_id, score, len(text.split()))
+    return sorted(best.values(), key=lambda r: (-r.score, r.doc_id))
+
+
+def _graphrag(kind: str, search_kwargs: dict[str, Any]) -> Factory:
+    def factory(resources: Resources, overrides: dict[str, str]) -> Condition:
+        from neo4j_graphrag.retrievers import HybridRetriever, VectorRetriever
+
+        embedder = EmbedderAdapter(resources.embedder)
+        database = resources.context.database
+        properties = ["document_id", "text"]
+        retriever: Any
+        if kind == "vector":
+            retriever = VectorRetriever(
+                resources.driver, VECTOR_INDEX, embedder, properties, neo4j_database=database
+            )
+        else:
+            retriever = HybridRetriever(
+                resources.driver,
+                VECTOR_INDEX,
+                FULLTEXT_INDEX,
+                embedder,
+                properties,
+                neo4j_database=database,
+            )
+        kwargs = dict(search_kwargs)
+        if "alpha" in overrides:
+            kwargs["alpha"] = float(overrides["alpha"])
+        top_k = int(overrides.get("top_k", resources.depth))
+        return GraphragCondition(kind, retriever, top_k, kwargs)
+
+    return factory
+
+
+register("graphrag-vector", "peers")(_graphrag("vector", {}))
+register("graphrag-hybrid-naive", "peers")(_graphrag("hybrid", {"ranker": "naive"}))
+register("graphrag-hybrid-linear", "peers")(_graphrag("hybrid", {"ranker": "linear", "alpha": 0.5}))
+
+
+# --- in-memory references -----------------------------------------------------------------------
+_WORD = re.compile(r"\w+")
+
+
+def tokenize(text: str) -> list[str]:
+    """The in-memory BM25's tokenisation: lower-cased ``\\w+`` runs (Unicode word characters);
+    no stemming, no stop words."""
+    return _WORD.findall(text.lower())
+
+
+class MemoryIndex:
+    """Whole documents (title and text) in memory: BM25Okapi and MiniLM document vectors."""
+
+    def __init__(
+        self, ids: list[str], tokens: list[int], bm25: Any, vectors: npt.NDArray[np.float32],
+        embedder: Embedder,
+    ) -> None:  # fmt: skip
+        self.ids = ids
+        self.tokens = tokens
+        self.bm25 = bm25
+        self.vectors = vectors
+        self.embedder = embedder
+
+    @classmethod
+    def build(cls, split: BeirSplit, embedder: Embedder, cache_dir: Path | None) -> MemoryIndex:
+        from rank_bm25 import BM25Okapi
+
+        ids = list(split.corpus)
+        texts = [split.corpus[i].full_text for i in ids]
+        bm25 = BM25Okapi([tokenize(t) for t in texts])  # k1=1.5, b=0.75, epsilon=0.25
+        vectors = _document_vectors(ids, texts, embedder, cache_dir)
+        return cls(ids, [len(t.split()) for t in texts], bm25, vectors, embedder)
+
+    def bm25_scores(self, text: str) -> npt.NDArray[np.float64]:
+        return np.asarray(self.bm25.get_scores(tokenize(text)), dtype=np.float64)
+
+    def dense_scores(self, text: str) -> npt.NDArray[np.float64]:
+        vector = self.embedder.embed([text])[0]
+        return np.asarray(self.vectors @ vector, dtype=np.float64)
+
+    def top(self, scores: npt.NDArray[np.float64], n: int) -> list[tuple[int, float]]:
+        """The ``n`` best (index, score), best first; ties by document order."""
+        n = min(n, len(scores))
+        candidates = np.argpartition(-scores, n - 1)[:n] if n < len(scores) else np.arange(n)
+        order = sorted(candidates.tolist(), key=lambda i: (-scores[i], i))
+        return [(i, float(scores[i])) for i in order]
+
+    def ranked(self, pairs: list[tuple[int, float]]) -> list[Ranked]:
+        return [Ranked(self.ids[i], score, self.tokens[i]) for i, score in pairs]
+
+
+def _document_vectors(
+    ids: list[str], texts: list[str], embedder: Embedder, cache_dir: Path | None
+) -> npt.NDArray[np.float32]:
+    """Document embeddings, cached on disk by model and content."""
+    digest = hashlib.sha256()
+    digest.update(embedder.name.encode())
+    for doc_id, text in zip(ids, texts, strict=True):
+        digest.update(doc_id.encode() + b"\0" + text.encode() + b"\0")
+    path = cache_dir / f"docvectors-{digest.hexdigest()[:20]}.npy" if cache_dir else None
+    if path is not None and path.exists():
+        cached: npt.NDArray[np.float32] = np.load(path)
+        return cached
+    vectors = embedder.embed(texts)
+    if path is not None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        np.save(path, vectors)
+    return vectors
+
+
+def min_max_top(pairs: list[tuple[int, float]]) -> dict[int, float]:
+    """Min-max over one side's own top list; all equal → 1.0."""
+    if not pairs:
+        return {}
+    low, high = min(s for _, s in pairs), max(s for _, s in pairs)
+    span = high - low
+    return {i: (s - low) / span if span > 0 else 1.0 for i, s in pairs}
+
+
+def plain_hybrid_scores(
+    bm25: list[tuple[int, float]], dense: list[tuple[int, float]], weight: float = 0.5
+) -> list[tuple[int, float]]:
+    """The issue's plain hybrid: each side min-max normalised over its own top list, then
+    ``weight·dense + (1 - weight)·bm25``; a document missing from a side gets 0 there."""
+    lexical, semantic = min_max_top(bm25), min_max_top(dense)
+    fused = {
+        i: weight * semantic.get(i, 0.0) + (1 - weight) * lexical.get(i, 0.0)
+        for i in {*lexical, *semantic}
+    }
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+
+def rrf_scores(*rankings: list[tuple[int, float]], k: int = RRF_K) -> list[tuple[int, float]]:
+    """Reciprocal rank fusion, ``Σ 1/(k + rank)`` over the rankings (ranks from 1)."""
+    fused: dict[int, float] = {}
+    for ranking in rankings:
+        for position, (i, _) in enumerate(ranking, start=1):
+            fused[i] = fused.get(i, 0.0) + 1.0 / (k + position)
+    return sorted(fused.items(), key=lambda item: (-item[1], item[0]))
+
+
+class MemoryCondition:
+    """One of the in-memory references over a shared ``MemoryIndex``."""
+
+    def __init__(self, name: str, index: MemoryIndex, kind: str, depth: int, weight: float) -> None:
+        self.name = name
+        self._index = index
+        self._kind = kind
+        self._depth = depth
+        self._weight = weight
+
+    def rank(self, query_id: str, text: str) -> list[Ranked]:
+        index, depth = self._index, self._depth
+        if self._kind == "bm25":
+            return index.ranked(index.top(index.bm25_scores(text), depth))
+        if self._kind == "dense":
+            return index.ranked(index.top(index.dense_scores(text), depth))
+        bm25 = index.top(index.bm25_scores(text), PLAIN_HYBRID_DEPTH)
+        dense = index.top(index.dense_scores(text), PLAIN_HYBRID_DEPTH)
+        if self._kind == "plain-hybrid":
+            return index.ranked(plain_hybrid_scores(bm25, dense, self._weight)[:depth])
+        return index.ranked(rrf_scores(bm25, dense)[:depth])
+
+
+def _memory(kind: str) -> Factory:
+    def factory(resources: Resources, overrides: dict[str, str]) -> Condition:
+        weight = float(overrides.get("weight", 0.5))
+        return MemoryCondition(kind, resources.memory(), kind, resources.depth, weight)
+
+    return factory
+
+
+register("mem-bm25", "baselines")(_memory("bm25"))
+register("mem-minilm", "baselines")(_memory("dense"))
+register("plain-hybrid", "baselines")(_memory("plain-hybrid"))
+register("mem-rrf", "baselines")(_memory("rrf"))
+
+PLAIN_HYBRID = "plain-hybrid"
+PEERS = tuple(GROUPS["peers"])
+
+
+def timed(condition: Condition, query_id: str, text: str) -> tuple[Sequence[Ranked], float]:
+    """The ranking and the wall-clock milliseconds it took."""
+    started = time.perf_counter()
+    ranked = condition.rank(query_id, text)
+    return ranked, (time.perf_counter() - started) * 1000

@@ -1,0 +1,427 @@
+"""The harness behind ``anchorgraph eval``: a Neo4j for the evaluation, the corpus ingested once,
+every condition over every query of the split, the outputs.
+
+The evaluation graph is kept apart from a user's graph: unless a URI is given, the project's own
+``LocalNeo4j`` runs in a home of its own per dataset (``~/.local/share/anchorgraph/eval-neo4j/
+<dataset>``) on free ports. Re-running on the same dataset ingests nothing (the ``Ingestor``
+skips documents whose content hash the graph holds); a graph holds one dataset at a time, so
+another dataset found there (a ``--neo4j-home`` shared between datasets) is wiped first. A server
+given by URI is never wiped unless ``wipe`` says so.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from importlib.metadata import version
+from pathlib import Path
+from typing import Any
+
+import neo4j
+from rich.console import Console
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+
+from loaders.entities import EntityExtractor
+from loaders.ingest import Ingestor, IngestStats
+from loaders.model import SourceDocument
+from service.embedding import Embedder
+from service.errors import AnchorgraphError
+from service.evaluation import conditions as conds
+from service.evaluation.datasets import BeirSplit, load_split, source_documents
+from service.evaluation.metrics import aggregate, latency_summary, per_query
+from service.evaluation.report import (
+    ConditionResult,
+    EvalReport,
+    paired_tests,
+    reference_names,
+    write_all,
+)
+from service.graph.local_server import LocalNeo4j, free_port
+from service.retrieval.pipeline import SearchContext
+from service.settings import Settings
+
+log = logging.getLogger(__name__)
+
+EVAL_ROOT = Path.home() / ".local/share/anchorgraph/eval-neo4j"
+_PORTS_FILE = "eval-ports.json"
+
+# Inline rather than in cypher/: these statements serve the evaluation tool only.
+_DOCUMENT_IDS = "MATCH (d:Document) RETURN d.id AS id"
+_WIPE = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
+_COUNTS = (
+    "RETURN COUNT { (:Document) } AS documents, COUNT { (:Chunk) } AS chunks, "
+    "COUNT { (:Entity) } AS entities, COUNT { ()-[:RELATES]->() } AS triples"
+)
+_VERSION = "CALL dbms.components() YIELD versions, edition RETURN versions[0] AS v, edition"
+
+
+class EvalError(AnchorgraphError):
+    """The evaluation cannot run as asked."""
+
+
+@dataclass(frozen=True)
+class EvalConfig:
+    dataset: Path
+    split: str
+    conditions: Sequence[str] = ("all",)
+    out: Path | None = None  # default: benchmarks/out/<dataset>-<split>
+    max_queries: int | None = None
+    seed: int = 0
+    entities: bool = True  # spaCy NER and triples; False: gazetteer and identifier patterns
+    title_in_text: bool = True
+    depth: int = conds.DEPTH
+    neo4j_uri: str | None = None
+    neo4j_home: Path | None = None  # default: EVAL_ROOT/<dataset>
+    keep_server: bool = False
+    wipe: bool = False  # allow wiping a server given by URI
+    batch_size: int = 64
+
+    def out_dir(self, split: BeirSplit) -> Path:
+        return self.out or Path("benchmarks/out") / f"{split.name}-{split.split}"
+
+
+# --- the server ---------------------------------------------------------------------------------
+@contextmanager
+def eval_server(
+    config: EvalConfig, dataset: str, console: Console
+) -> Iterator[tuple[Settings, bool]]:
+    """Settings for the evaluation Neo4j, and whether it is ours (so may be wiped).
+
+    With a URI (argument or ``ANCHORGRAPH_NEO4J_URI``) that server; otherwise the LocalNeo4j of
+    the dataset's eval home, reused when it already runs, else started on free ports (and
+    stopped at the end unless ``keep_server``).
+    """
+    base = Settings()
+    uri = config.neo4j_uri or base.neo4j_uri
+    if uri is not None:
+        yield base.model_copy(update={"neo4j_uri": uri}), config.wipe
+        return
+    home = (config.neo4j_home or EVAL_ROOT / dataset).expanduser()
+    ports_file = home / _PORTS_FILE
+    ports = json.loads(ports_file.read_text()) if ports_file.exists() else None
+    settings = _home_settings(base, home, ports)
+    server = LocalNeo4j(settings)
+    if ports is not None and server.status().running:
+        console.print(f"Evaluation Neo4j already running at {server.bolt_uri} ({home}).")
+        yield settings, True
+        return
+    settings = _home_settings(base, home, {"bolt": free_port(), "http": free_port()})
+    server = LocalNeo4j(settings)
+    home.mkdir(parents=True, exist_ok=True)
+    ports_file.write_text(
+        json.dumps({"bolt": settings.neo4j_bolt_port, "http": settings.neo4j_http_port})
+    )
+    with console.status(f"Starting the evaluation Neo4j in {home}"):
+        server.start()
+    console.print(f"Evaluation Neo4j started at {server.bolt_uri} ({home}).")
+    try:
+        yield settings, True
+    finally:
+        if config.keep_server:
+            console.print(f"Evaluation Neo4j left running at {server.bolt_uri}.")
+        else:
+            with console.status("Stopping the evaluation Neo4j"):
+                server.stop()
+
+
+def stop_eval_server(home: Path) -> bool:
+    """Stop the evaluation Neo4j of ``home`` (one left running by ``keep_server``)."""
+    ports_file = home / _PORTS_FILE
+    if not ports_file.exists():
+        return False
+    settings = _home_settings(Settings(), home, json.loads(ports_file.read_text()))
+    return LocalNeo4j(settings).stop()
+
+
+def _home_settings(base: Settings, home: Path, ports: dict[str, int] | None) -> Settings:
+    # The eval home has its own generated password (0600 in the home), whatever the main
+    # server uses.
+    update: dict[str, Any] = {"neo4j_home": home, "neo4j_uri": None, "neo4j_password": None}
+    if ports is not None:
+        update |= {"neo4j_bolt_port": ports["bolt"], "neo4j_http_port": ports["http"]}
+    return base.model_copy(update=update)
+
+
+class Heartbeat:
+    """A plain line every ``every_s`` seconds when the console is not a terminal (a log file),
+    where rich's live progress bars are not drawn."""
+
+    def __init__(self, console: Console | None, every_s: float = 30.0) -> None:
+        self._console = console if console is not None and not console.is_terminal else None
+        self._every_s = every_s
+        self._last = time.monotonic()
+
+    def __call__(self, message: str, *, force: bool = False) -> None:
+        if self._console is None:
+            return
+        now = time.monotonic()
+        if force or now - self._last >= self._every_s:
+            self._last = now
+            self._console.print(f"[{time.strftime('%H:%M:%S')}] {message}", highlight=False)
+
+
+# --- the graph ----------------------------------------------------------------------------------
+def prepare_graph(
+    driver: neo4j.Driver,
+    database: str,
+    ingestor: Ingestor,
+    documents: list[SourceDocument],
+    *,
+    may_wipe: bool,
+    console: Console | None = None,
+) -> IngestStats:
+    """Make the graph hold exactly ``documents``: remove others (wiping when most of the graph
+    is another dataset), then ingest (unchanged documents are skipped by content hash)."""
+    records = driver.execute_query(
+        _DOCUMENT_IDS, database_=database, routing_=neo4j.RoutingControl.READ
+    ).records
+    present = {str(r["id"]) for r in records}
+    wanted = {d.id for d in documents}
+    stale = present - wanted
+    if stale:
+        if not may_wipe:
+            raise EvalError(
+                f"The graph holds {len(stale)} documents that are not in this dataset; "
+                "evaluate on a server of its own, or pass --wipe to empty it first."
+            )
+        if len(stale) * 2 > len(present):
+            if console:
+                console.print(f"Wiping the graph ({len(present)} documents of another dataset).")
+            with driver.session(database=database) as session:
+                session.run(_WIPE).consume()
+        else:
+            ingestor.delete(sorted(stale))
+    return _ingest(ingestor, documents, console)
+
+
+def _ingest(
+    ingestor: Ingestor, documents: list[SourceDocument], console: Console | None
+) -> IngestStats:
+    if console is None:
+        return ingestor.ingest(documents)
+    columns = (
+        TextColumn("[bold]ingest"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]}"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+    )
+    heartbeat = Heartbeat(console)
+    with Progress(*columns, console=console) as progress:
+        task = progress.add_task("ingest", total=len(documents), rate="")
+
+        def update(stats: IngestStats) -> None:
+            seconds = max(stats.seconds, 1e-9)
+            rate = f"{stats.written} written, {stats.chunks / seconds:.1f} chunks/s"
+            progress.update(task, completed=stats.documents, rate=rate)
+            heartbeat(f"ingest {stats.documents}/{len(documents)} ({rate}, {seconds:.0f} s)")
+
+        return ingestor.ingest(documents, on_progress=update)
+
+
+def graph_facts(driver: neo4j.Driver, database: str) -> dict[str, Any]:
+    counts = driver.execute_query(_COUNTS, database_=database).records[0]
+    server = driver.execute_query(_VERSION, database_=database).records[0]
+    return {"neo4j": f"{server['v']} {server['edition']}", "graph": dict(counts)}
+
+
+# --- the loop -----------------------------------------------------------------------------------
+def evaluate(
+    conditions: Sequence[conds.Condition],
+    split: BeirSplit,
+    *,
+    depth: int = conds.DEPTH,
+    console: Console | None = None,
+) -> list[ConditionResult]:
+    """Every condition over every query of the split, one condition after another."""
+    results: list[ConditionResult] = []
+    columns = (
+        TextColumn("{task.description:<28}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[ndcg]}"),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+    )
+    heartbeat = Heartbeat(console)
+    with Progress(*columns, console=console, disable=console is None) as progress:
+        for condition in conditions:
+            task = progress.add_task(condition.name[:28], total=len(split.queries), ndcg="")
+            started = time.perf_counter()
+            results.append(evaluate_condition(condition, split, depth, progress, task, heartbeat))
+            progress.update(task, ndcg=f"NDCG@10 {results[-1].ndcg:.3f}")
+            heartbeat(
+                f"{condition.name}: NDCG@10 {results[-1].ndcg:.4f} "
+                f"({time.perf_counter() - started:.0f} s)",
+                force=True,
+            )
+    return results
+
+
+def evaluate_condition(
+    condition: conds.Condition,
+    split: BeirSplit,
+    depth: int = conds.DEPTH,
+    progress: Progress | None = None,
+    task: Any = None,
+    heartbeat: Heartbeat | None = None,
+) -> ConditionResult:
+    rankings: dict[str, list[str]] = {}
+    latencies: list[float] = []
+    tokens: list[float] = []
+    failures: list[str] = []
+    if split.queries:  # untimed warm-up: caches, lazy loads, JIT in Neo4j
+        first = split.queries[0]
+        with contextlib.suppress(Exception):  # the timed loop below records a failure
+            condition.rank(first.id, first.text)
+    for query in split.queries:
+        try:
+            ranked, milliseconds = conds.timed(condition, query.id, query.text)
+        except Exception as error:  # one failing query scores 0; the run goes on
+            log.warning("%s failed on query %s: %s", condition.name, query.id, error)
+            failures.append(f"{query.id}: {type(error).__name__}: {error}")
+            ranked, milliseconds = [], None
+        unique = list({r.doc_id: r for r in ranked}.values())[:depth]
+        rankings[query.id] = [r.doc_id for r in unique]
+        if milliseconds is not None:
+            latencies.append(milliseconds)
+            tokens.append(sum(_tokens(r, split) for r in unique[:10]))
+        if progress is not None:
+            progress.advance(task)
+        if heartbeat is not None:
+            heartbeat(f"{condition.name}: {len(rankings)}/{len(split.queries)} queries")
+    values = per_query(split.qrels, rankings)
+    notes: dict[str, Any] = dict(getattr(condition, "notes", {}) or {})
+    if failures:
+        notes["first_failures"] = failures[:3]
+    return ConditionResult(
+        name=condition.name,
+        metrics=aggregate(values),
+        per_query=values,
+        latency_ms=latency_summary(latencies),
+        tokens_top10=sum(tokens) / len(tokens) if tokens else 0.0,
+        failures=len(failures),
+        notes=notes,
+    )
+
+
+def _tokens(ranked: conds.Ranked, split: BeirSplit) -> int:
+    if ranked.tokens is not None:
+        return ranked.tokens
+    document = split.corpus.get(ranked.doc_id)
+    return len(document.full_text.split()) if document else 0
+
+
+def build_report(
+    split: BeirSplit, results: list[ConditionResult], setup: dict[str, Any]
+) -> EvalReport:
+    references = reference_names(results, conds.PLAIN_HYBRID, conds.PEERS)
+    return EvalReport(
+        dataset=split.name,
+        split=split.split,
+        queries=len(split.queries),
+        documents=len(split.corpus),
+        setup=setup,
+        conditions=results,
+        references=references,
+        significance=paired_tests(results, references),
+    )
+
+
+# --- the whole run ------------------------------------------------------------------------------
+def run(config: EvalConfig, console: Console) -> tuple[EvalReport, dict[str, Path]]:
+    """Load the split, prepare the graph, evaluate every condition, write the outputs."""
+    from service.app import default_embedder
+    from service.graph.driver import connect
+    from service.graph.schema import apply_schema
+    from service.ingestion import make_ingestor
+
+    split = load_split(
+        config.dataset, config.split, max_queries=config.max_queries, seed=config.seed
+    )
+    specs = conds.expand(config.conditions)
+    console.print(
+        f"{split.name} · {split.split}: {len(split.queries)} queries, {len(split.corpus)} "
+        f"documents; {len(specs)} conditions."
+    )
+    with eval_server(config, split.name, console) as (settings, ours):
+        with console.status(f"Loading {settings.embedding_model}"):
+            embedder = default_embedder(settings)
+        spacy_model = (settings.spacy_model or None) if config.entities else None
+        extractor = EntityExtractor(spacy_model)
+        with connect(settings) as driver:
+            apply_schema(
+                driver, settings.neo4j_database, embedder.dimension, settings.index_online_timeout_s
+            )
+            documents = source_documents(
+                split, title_in_text=config.title_in_text, max_bytes=settings.max_document_bytes
+            )
+            ingestor = make_ingestor(
+                settings, driver, embedder, extractor, batch_size=config.batch_size
+            )
+            stats = prepare_graph(
+                driver, settings.neo4j_database, ingestor, documents, may_wipe=ours,
+                console=console,
+            )  # fmt: skip
+            console.print(
+                f"Graph ready: {stats.written} written, {stats.unchanged} unchanged "
+                f"in {stats.seconds:.1f} s."
+            )
+            setup = _setup(config, settings, embedder, spacy_model, stats)
+            setup |= graph_facts(driver, settings.neo4j_database)
+            context = SearchContext(driver, embedder, extractor, settings.neo4j_database)
+            try:
+                resources = conds.Resources(
+                    split, context, embedder, settings.cache_dir / "eval", config.depth
+                )
+                with console.status("Building the conditions"):
+                    # The in-memory references embed the whole corpus once (then cached).
+                    built = [conds.build(spec, resources) for spec in specs]
+                results = evaluate(built, split, depth=config.depth, console=console)
+            finally:
+                context.close()
+    report = build_report(split, results, setup)
+    paths = write_all(report, config.out_dir(split))
+    return report, paths
+
+
+def _setup(
+    config: EvalConfig,
+    settings: Settings,
+    embedder: Embedder,
+    spacy_model: str | None,
+    stats: IngestStats,
+) -> dict[str, Any]:
+    return {
+        "model": embedder.name,
+        "entities": f"spaCy {spacy_model} NER + triples"
+        if spacy_model
+        else "gazetteer and identifier patterns only (no spaCy)",
+        "title_in_text": config.title_in_text,
+        "chunking": f"{settings.chunk_tokens} model tokens, overlap {settings.chunk_overlap}",
+        "depth": config.depth,
+        "max_queries": config.max_queries,
+        "seed": config.seed,
+        "ingest": {
+            "written": stats.written,
+            "unchanged": stats.unchanged,
+            "seconds": round(stats.seconds, 1),
+        },
+        "ir_measures": version("ir-measures"),
+        "neo4j_graphrag": version("neo4j-graphrag"),
+        "created": time.strftime("%Y-%m-%d %H:%M:%S"),
+    }
