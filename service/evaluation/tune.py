@@ -63,6 +63,7 @@ def collect(
     from service.evaluation.datasets import load_split
     from service.evaluation.run import EvalConfig, Heartbeat, eval_server
     from service.graph.driver import connect
+    from service.graph.queries import Query
     from service.retrieval.analysis import analyse
     from service.retrieval.paths import PATHS
     from service.retrieval.pipeline import SearchContext, Trace
@@ -72,6 +73,7 @@ def collect(
     config = EvalConfig(dataset=dataset, split=split_name, keep_server=True, entities=entities)
     heartbeat = Heartbeat(console)
     queries: dict[str, dict[str, Candidates]] = {}
+    signals: dict[str, dict[str, Any]] = {}
     with eval_server(config, split.name, console) as (settings, _):
         embedder = default_embedder(settings)
         spacy_model = (settings.spacy_model or None) if entities else None
@@ -98,6 +100,23 @@ def collect(
                         for path in ALL_PATHS
                     }
                     queries[query.id] = found
+                    pool = list(dict.fromkeys(d for rows in found.values() for _, d, _ in rows))
+                    exact = analysed.exact_entity_ids
+                    parameters = {"document_ids": pool, "vector": analysed.vector}
+                    parameters["exact_entity_ids"] = exact
+                    records = trace.read(Query.DOCUMENT_SIGNALS, parameters)
+                    signals[query.id] = {
+                        "exact": exact,
+                        "documents": {
+                            r["document_id"]: [
+                                float(r["s_doc"]),
+                                None if r["s_segment"] is None else float(r["s_segment"]),
+                                float(r["s_triple"]),
+                                list(r["matched_entities"]),
+                            ]
+                            for r in records
+                        },
+                    }
                     heartbeat(f"collect {number}/{len(split.queries)}")
             finally:
                 context.close()
@@ -114,6 +133,7 @@ def collect(
         "qrels": split.qrels,
         "references": references,
         "queries": queries,
+        "signals": signals,
     }
     out.parent.mkdir(parents=True, exist_ok=True)
     with gzip.open(out, "wt", encoding="utf-8") as handle:
@@ -138,6 +158,9 @@ class Config:
     k_over: int = 100
     rrf_k: int = 60
     level_first: str = "chunk"  # chunk: fuse chunks, then best chunk; doc: best chunk, then fuse
+    mode: str = "hybrid"  # hybrid | multisignal
+    # Multi-signal weights (doc, segment, entity, triple, text); seed 002's by default.
+    signal_weights: tuple[float, float, float, float, float] = (0.25, 0.30, 0.20, 0.15, 0.10)
 
     def weight(self, path: str) -> float:
         return dict(self.weights).get(path, 1.0)
@@ -151,7 +174,11 @@ class Config:
         else:
             parts.append(f"normalisation={self.normalisation}")
         parts.append(f"weights={weights}")
-        return "hybrid@" + ";".join(parts)
+        if self.mode == "multisignal":
+            names = ("doc", "segment", "entity", "triple", "text")
+            pairs = "+".join(f"{n}:{w:g}" for n, w in zip(names, self.signal_weights, strict=True))
+            parts.append(f"signal_weights={pairs}")
+        return f"{self.mode}@" + ";".join(parts)
 
     def label(self) -> str:
         return f"{self.spec()} [{self.level_first}-first]"
@@ -165,6 +192,7 @@ class Replay:
     qrels: Qrels
     queries: dict[str, dict[str, Candidates]]
     references: dict[str, dict[str, float]]
+    signals: dict[str, dict[str, Any]] = field(default_factory=dict)
     _memo: dict[tuple[Any, ...], dict[str, float]] = field(default_factory=dict)
 
     @classmethod
@@ -175,7 +203,8 @@ class Replay:
             q: {p: [(c, d, float(s)) for c, d, s in rows] for p, rows in paths.items()}
             for q, paths in data["queries"].items()
         }
-        return cls(f"{data['dataset']}-{data['split']}", data["qrels"], queries, data["references"])
+        name = f"{data['dataset']}-{data['split']}"
+        return cls(name, data["qrels"], queries, data["references"], data.get("signals", {}))
 
     def normalised(self, query_id: str, path: str, config: Config) -> dict[str, float]:
         """Key (chunk or document id) → normalised score of one path, memoised."""
@@ -194,6 +223,43 @@ class Replay:
 
     def rank(self, query_id: str, config: Config, k: int = 100) -> list[str]:
         """Document ids, best first, as ``search(level="document")`` would return them."""
+        if config.mode == "multisignal":
+            return self.multisignal(query_id, config)[:k]
+        return self.fused_documents(query_id, config, k)
+
+    def multisignal(self, query_id: str, config: Config) -> list[str]:
+        """``pipeline._multisignal``: the pool is the fused ranking's first ``k_over`` documents
+        plus the entity path's; each scores ``Σ w·S`` over the cached signals."""
+        found = self.queries[query_id]
+        pool = self.fused_documents(query_id, config, config.k_over)
+        pool += [d for _, d, _ in found.get("entity", [])[: config.k_over]]
+        best_text: dict[str, float] = {}
+        for _, document, score in found.get("bm25", [])[: config.k_over]:
+            best_text[document] = max(best_text.get(document, 0.0), score)
+        s_text = normalise(best_text, Normalisation.MIN_MAX)
+        cached = self.signals[query_id]
+        exact = set(cached["exact"])
+        w_doc, w_segment, w_entity, w_triple, w_text = config.signal_weights
+        scores: dict[str, float] = {}
+        for document in dict.fromkeys(pool):
+            if document not in cached["documents"]:
+                continue
+            s_doc, s_segment, s_triple, matched = cached["documents"][document]
+            s_doc = max(0.0, s_doc)
+            s_segment = s_doc if s_segment is None else max(0.0, s_segment)
+            s_entity = len(exact.intersection(matched)) / len(exact) if exact else 0.0
+            scores[document] = math.fsum(
+                (
+                    w_doc * s_doc,
+                    w_segment * s_segment,
+                    w_entity * s_entity,
+                    w_triple * max(0.0, s_triple),
+                    w_text * s_text.get(document, 0.0),
+                )
+            )
+        return sorted(scores, key=lambda d: (-scores[d], d))
+
+    def fused_documents(self, query_id: str, config: Config, k: int) -> list[str]:
         lists = {p: self.normalised(query_id, p, config) for p in config.paths}
         fused = fuse_lean(lists, config)
         order = sorted(fused, key=lambda key: (-fused[key], key))
