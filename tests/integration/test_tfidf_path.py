@@ -1,0 +1,114 @@
+"""The classic TF-IDF path against a reference computed here from the chunks' own text."""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+import neo4j
+import pytest
+
+from loaders.entities import EntityExtractor
+from loaders.ingest import Ingestor
+from loaders.read import read_bytes
+from loaders.terms import index_terms
+from service.embedding import Embedder
+from service.graph.queries import Query, cypher
+from service.retrieval.paths import TfidfPath
+from service.retrieval.types import AnalyzedQuery, Candidate
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+# One chunk each. "relay" is in 6 of 10 chunks (common at a 0.3 cut-off), "zebra" in 2.
+TEXTS = {
+    "t/a.md": "Relay relay relay zebra stripes.",
+    "t/b.md": "Zebra crossing near the old mill.",
+    "t/c.md": "Relay contacts wear out.",
+    "t/d.md": "Relay coils hum.",
+    "t/e.md": "A relay clicks twice.",
+    "t/f.md": "Relay racks and relay panels.",
+    "t/g.md": "Relay boards rust.",
+    "t/h.md": "Mill stones grind grain.",
+    "t/i.md": "Grain silos stand tall.",
+    "t/j.md": "Stripes of paint on the wall.",
+}
+
+
+@pytest.fixture(scope="module")
+def read(driver: neo4j.Driver, settings: Settings, embedder: Embedder) -> Iterator[Any]:
+    driver.execute_query(cypher(Query.DELETE_ALL))
+    documents = [
+        read_bytes(text.encode(), doc_id=doc_id, fmt="markdown", max_bytes=10_000)
+        for doc_id, text in TEXTS.items()
+    ]
+    Ingestor(driver, embedder, EntityExtractor(None), database=settings.neo4j_database).ingest(
+        documents
+    )
+
+    def read(query: Query, parameters: dict[str, Any]) -> list[neo4j.Record]:
+        return driver.execute_query(
+            cypher(query), parameters, database_=settings.neo4j_database
+        ).records
+
+    yield read
+
+
+def reference(driver: neo4j.Driver, terms: list[str]) -> dict[str, float]:
+    """score(c) = Σ_t (1 + ln tf) · (ln((1 + N) / (1 + df)) + 1), over every chunk's text."""
+    chunks = {r["id"]: index_terms(r["text"]) for r in driver.execute_query(
+        "MATCH (c:Chunk) RETURN c.id AS id, c.text AS text").records}  # fmt: skip
+    df = Counter(term for counts in chunks.values() for term in counts)
+    n = len(chunks)
+    scores: dict[str, float] = {}
+    for chunk_id, counts in chunks.items():
+        matched = [t for t in terms if counts[t]]
+        if matched:
+            scores[chunk_id] = sum(
+                (1 + math.log(counts[t])) * (math.log((1 + n) / (1 + df[t])) + 1) for t in matched
+            )
+    return scores
+
+
+def retrieve(read: Any, text: str, common_fraction: float) -> list[Candidate]:
+    query = AnalyzedQuery(text, [], None, sorted(index_terms(text)), [], [])
+    return TfidfPath(common_fraction).retrieve(read, query, 100, None)
+
+
+def by_document(candidates: list[Candidate]) -> dict[str, float]:
+    return {c.document_id: c.score for c in candidates}
+
+
+def document_of(driver: neo4j.Driver) -> dict[str, str]:
+    records = driver.execute_query("MATCH (c:Chunk) RETURN c.id AS id, c.document_id AS doc")
+    return {r["id"]: r["doc"] for r in records.records}
+
+
+def test_without_common_terms_it_is_exact_tfidf(read: Any, driver: neo4j.Driver) -> None:
+    found = by_document(retrieve(read, "relay zebra", common_fraction=1.0))
+    chunk_doc = document_of(driver)
+    expected = {chunk_doc[c]: s for c, s in reference(driver, ["relay", "zebra"]).items()}
+    assert found.keys() == expected.keys() == {"t/a.md", "t/b.md", "t/c.md", "t/d.md", "t/e.md",
+                                               "t/f.md", "t/g.md"}  # fmt: skip
+    for document_id, score in expected.items():
+        assert found[document_id] == pytest.approx(score, rel=1e-9)
+    # Sublinear tf: three "relay" beat one, but by less than three times.
+    assert found["t/c.md"] < found["t/f.md"] < 3 * found["t/c.md"]
+
+
+def test_common_terms_only_add_to_chunks_a_rare_term_found(read: Any, driver: neo4j.Driver) -> None:
+    found = by_document(retrieve(read, "relay zebra", common_fraction=0.3))
+    chunk_doc = document_of(driver)
+    exact = {chunk_doc[c]: s for c, s in reference(driver, ["relay", "zebra"]).items()}
+    # Only the two "zebra" chunks are found; the one with "relay" too keeps its full score.
+    assert found.keys() == {"t/a.md", "t/b.md"}
+    assert found["t/a.md"] == pytest.approx(exact["t/a.md"], rel=1e-9)
+    assert found["t/b.md"] == pytest.approx(exact["t/b.md"], rel=1e-9)
+
+
+def test_a_query_of_common_terms_only_still_finds(read: Any, driver: neo4j.Driver) -> None:
+    found = by_document(retrieve(read, "relay", common_fraction=0.3))
+    assert len(found) == 6
+    assert max(found, key=lambda d: found[d]) == "t/a.md"  # tf 3 beats tf 1 and 2
