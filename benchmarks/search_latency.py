@@ -58,6 +58,7 @@ import threading
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -311,8 +312,9 @@ class Call:
 
 
 class RecordingDriver:
-    """Stands in for the ``neo4j.Driver`` of a ``SearchContext``: passes ``execute_query`` on
-    unchanged (or prefixed with PROFILE) and records each statement's summary."""
+    """Stands in for the ``neo4j.Driver`` of a ``SearchContext``: passes ``execute_query`` and
+    ``session().run`` on unchanged (or prefixed with PROFILE) and records each statement's
+    summary."""
 
     def __init__(self, driver: neo4j.Driver) -> None:
         from service.graph.queries import Query, statements
@@ -327,8 +329,16 @@ class RecordingDriver:
         started = time.perf_counter()
         text = "PROFILE " + query if self.profile else query
         result = self._driver.execute_query(text, parameters, **kwargs)
+        self._record(query, started, result.summary)
+        return result
+
+    @contextmanager
+    def session(self, **kwargs: Any) -> Iterator[RecordingSession]:
+        with self._driver.session(**kwargs) as session:
+            yield RecordingSession(self, session)
+
+    def _record(self, query: str, started: float, summary: neo4j.ResultSummary) -> None:
         client_ms = (time.perf_counter() - started) * 1000
-        summary = result.summary
         server_ms = float(
             (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
         )
@@ -340,7 +350,6 @@ class RecordingDriver:
         )
         with self._lock:
             self.calls.append(call)
-        return result
 
     def take(self) -> list[Call]:
         with self._lock:
@@ -349,6 +358,21 @@ class RecordingDriver:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._driver, name)
+
+
+class RecordingSession:
+    """A session of a ``RecordingDriver``: ``run`` returns the records, fully consumed."""
+
+    def __init__(self, recorder: RecordingDriver, session: neo4j.Session) -> None:
+        self._recorder, self._session = recorder, session
+
+    def run(self, query: str, parameters: Any = None) -> list[neo4j.Record]:
+        started = time.perf_counter()
+        text = "PROFILE " + query if self._recorder.profile else query
+        result = self._session.run(text, parameters)
+        records = list(result)
+        self._recorder._record(query, started, result.consume())
+        return records
 
 
 # --- measurement --------------------------------------------------------------------------------

@@ -162,6 +162,9 @@ def _document_row(document: EmbeddedDocument) -> dict[str, Any]:
     source = document.source
     properties: dict[str, Any] = {
         "title": source.title,
+        # The whole normalised text: the document-level BM25 path searches it (chunks overlap,
+        # so their text would count words twice), and exploration shows it in one place.
+        "text": source.text,
         "uri": source.uri,
         "source": source.source,
         "source_type": source.source_type,

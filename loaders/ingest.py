@@ -34,7 +34,7 @@ from loaders.terms import index_terms
 from service.embedding import Embedder, Vectors
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
-PIPELINE_VERSION = "2"  # 2: chunks carry their TF-IDF index terms
+PIPELINE_VERSION = "3"  # 2: chunks carry their TF-IDF index terms; 3: documents their text
 
 
 @dataclass

@@ -91,12 +91,12 @@ REGISTRY: dict[str, Factory] = {}
 GROUPS: dict[str, list[str]] = {}
 
 
-def register(name: str, *groups: str) -> Callable[[Factory], Factory]:
-    """Register a condition factory under ``name`` and in ``groups``."""
+def register(name: str, *groups: str, in_all: bool = True) -> Callable[[Factory], Factory]:
+    """Register a condition factory under ``name``, in ``groups`` and (unless told) in "all"."""
 
     def decorate(factory: Factory) -> Factory:
         REGISTRY[name] = factory
-        for group in (*groups, "all"):
+        for group in (*groups, *(["all"] if in_all else [])):
             GROUPS.setdefault(group, []).append(name)
         return factory
 
@@ -312,6 +312,64 @@ def _graphrag(kind: str, search_kwargs: dict[str, Any]) -> Factory:
 register("graphrag-vector", "peers")(_graphrag("vector", {}))
 register("graphrag-hybrid-naive", "peers")(_graphrag("hybrid", {"ranker": "naive"}))
 register("graphrag-hybrid-linear", "peers")(_graphrag("hybrid", {"ranker": "linear", "alpha": 0.5}))
+
+
+class UnionAllDiagnostic:
+    """neo4j-graphrag's own linear hybrid Cypher with ``UNION`` replaced by ``UNION ALL``: how
+    much the de-duplication of equal ``(node, score)`` rows costs (``../shared/notes/peers.md``
+    §2.1, point 3). A diagnostic, not a peer: it is in the "diagnostics" group only. The
+    full-text leg gets the escaped query (no parse failures to retry)."""
+
+    def __init__(self, name: str, driver: neo4j.Driver, database: str, embedder: Embedder,
+                 top_k: int, alpha: float) -> None:  # fmt: skip
+        from neo4j_graphrag.neo4j_queries import get_search_query
+        from neo4j_graphrag.types import HybridSearchRanker, SearchType
+
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", "The default returned 'id' field", DeprecationWarning)
+            query, _ = get_search_query(
+                search_type=SearchType.HYBRID,
+                return_properties=["document_id", "text"],
+                neo4j_version_is_5_23_or_above=True,
+                ranker=HybridSearchRanker.LINEAR,
+                alpha=alpha,
+            )
+        if " UNION " not in query:
+            raise ValueError("neo4j-graphrag's hybrid query has no UNION any more")
+        self.name = name
+        self._query = query.replace(" UNION ", " UNION ALL ")
+        self._driver, self._database, self._embedder = driver, database, embedder
+        self._top_k, self._alpha = top_k, alpha
+
+    def rank(self, query_id: str, text: str) -> list[Ranked]:
+        parameters = {
+            "vector_index_name": VECTOR_INDEX,
+            "fulltext_index_name": FULLTEXT_INDEX,
+            "top_k": self._top_k,
+            "effective_search_ratio": 1,
+            "query_vector": [float(x) for x in self._embedder.embed([text])[0]],
+            "query_text": escape_lucene(text),
+            "alpha": self._alpha,
+        }
+        records = self._driver.execute_query(
+            self._query, parameters, database_=self._database
+        ).records
+        return best_chunk_per_document(
+            (str(r["node"]["document_id"]), float(r["score"]), str(r["node"]["text"] or ""))
+            for r in records
+        )
+
+
+@register("graphrag-hybrid-linear-unionall", "diagnostics", in_all=False)
+def _union_all(resources: Resources, overrides: dict[str, str]) -> Condition:
+    return UnionAllDiagnostic(
+        "graphrag-hybrid-linear-unionall",
+        resources.driver,
+        resources.context.database,
+        resources.embedder,
+        int(overrides.get("top_k", resources.depth)),
+        float(overrides.get("alpha", 0.5)),
+    )
 
 
 # --- in-memory references -----------------------------------------------------------------------

@@ -10,11 +10,9 @@ grid of hundreds of settings costs seconds per setting instead of a Neo4j run ea
 deep candidate list to ``k_over`` stands for fetching ``k_over``; the chosen settings are then
 confirmed by ``anchorgraph eval`` through the real ``search()``.
 
-Two ways to reach the document level are replayed:
-
-* ``chunk``: what the engine does: fuse chunk scores, then a document takes its best chunk;
-* ``doc``: each path first keeps a document's best chunk, then documents are normalised and
-  fused (not available in the engine today; measured to see whether it should be).
+Everything is replayed at document level, as ``search(level="document")`` ranks: each path
+keeps a document's best chunk among its first ``k_over`` candidates, then documents are
+normalised and fused.
 
     python -m service.evaluation.tune collect --dataset ../shared/datasets/scifact --split train
     python -m service.evaluation.tune grid benchmarks/out/tune/scifact-train.json.gz \\
@@ -40,7 +38,7 @@ from service.evaluation.metrics import NDCG10, RECALL100, aggregate, mean, per_q
 from service.retrieval.normalise import Normalisation, normalise
 
 TUNE_DIR = Path("benchmarks/out/tune")
-ALL_PATHS = ("dense", "bm25", "tfidf", "metadata", "entity")
+ALL_PATHS = ("dense", "bm25", "tfidf", "metadata", "entity", "doc_dense", "doc_bm25")
 # A path's candidates: (chunk id, document id, raw score), best first.
 Candidates = list[tuple[str, str, float]]
 
@@ -120,11 +118,13 @@ def collect(
                     heartbeat(f"collect {number}/{len(split.queries)}")
             finally:
                 context.close()
-            resources = conds.Resources(split, context, embedder, settings.cache_dir / "eval")
-            references = {
-                name: _reference_ndcg(conds.build(name, resources), split)
-                for name in ("plain-hybrid", "mem-bm25", "mem-minilm", "mem-rrf")
-            }
+            references = _previous_references(out, split.qrels)
+            if references is None:
+                resources = conds.Resources(split, context, embedder, settings.cache_dir / "eval")
+                references = {
+                    name: _reference_ndcg(conds.build(name, resources), split)
+                    for name in ("plain-hybrid", "mem-bm25", "mem-minilm", "mem-rrf")
+                }
     payload = {
         "dataset": split.name,
         "split": split.split,
@@ -141,6 +141,18 @@ def collect(
     return out
 
 
+def _previous_references(path: Path, qrels: Qrels) -> dict[str, dict[str, float]] | None:
+    """The in-memory references of an earlier cache of the same queries (they do not depend
+    on the graph), to save recomputing them."""
+    if not path.exists():
+        return None
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        data = json.load(handle)
+    same = set(data.get("qrels", {})) == set(qrels)
+    references: dict[str, dict[str, float]] | None = data.get("references") if same else None
+    return references
+
+
 def _reference_ndcg(condition: Any, split: Any) -> dict[str, float]:
     rankings = {q.id: [r.doc_id for r in condition.rank(q.id, q.text)] for q in split.queries}
     return per_query(split.qrels, rankings)[NDCG10]
@@ -149,7 +161,7 @@ def _reference_ndcg(condition: Any, split: Any) -> dict[str, float]:
 # --- replay -------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class Config:
-    """One hybrid setting, as ``SearchOptions`` would carry it (plus ``level_first``)."""
+    """One document-level setting, as ``SearchOptions`` would carry it."""
 
     paths: tuple[str, ...] = ("dense", "bm25")
     normalisation: str = "min_max"
@@ -157,7 +169,6 @@ class Config:
     weights: tuple[tuple[str, float], ...] = (("dense", 1.0), ("bm25", 1.0))
     k_over: int = 100
     rrf_k: int = 60
-    level_first: str = "chunk"  # chunk: fuse chunks, then best chunk; doc: best chunk, then fuse
     mode: str = "hybrid"  # hybrid | multisignal
     # Multi-signal weights (doc, segment, entity, triple, text); seed 002's by default.
     signal_weights: tuple[float, float, float, float, float] = (0.25, 0.30, 0.20, 0.15, 0.10)
@@ -166,7 +177,7 @@ class Config:
         return dict(self.weights).get(path, 1.0)
 
     def spec(self) -> str:
-        """The ``anchorgraph eval`` condition spec (chunk-first settings only)."""
+        """The ``anchorgraph eval`` condition spec."""
         weights = "+".join(f"{p}:{w:g}" for p, w in self.weights if p in self.paths)
         parts = [f"paths={'+'.join(self.paths)}", f"k_over={self.k_over}"]
         if self.fusion == "rrf":
@@ -179,9 +190,6 @@ class Config:
             pairs = "+".join(f"{n}:{w:g}" for n, w in zip(names, self.signal_weights, strict=True))
             parts.append(f"signal_weights={pairs}")
         return f"{self.mode}@" + ";".join(parts)
-
-    def label(self) -> str:
-        return f"{self.spec()} [{self.level_first}-first]"
 
 
 @dataclass
@@ -208,15 +216,14 @@ class Replay:
 
     def normalised(self, query_id: str, path: str, config: Config) -> dict[str, float]:
         """Key (chunk or document id) → normalised score of one path, memoised."""
-        key = (query_id, path, config.k_over, config.normalisation, config.level_first)
+        key = (query_id, path, config.k_over, config.normalisation)
         if key not in self._memo:
+            if len(self._memo) > 50_000:  # bounded: a grid varies these slowly
+                self._memo.clear()
             rows = self.queries[query_id].get(path, [])[: config.k_over]
             scores: dict[str, float] = {}
-            if config.level_first == "doc":
-                for _, document, score in rows:  # best first: the first is the best chunk
-                    scores.setdefault(document, score)
-            else:
-                scores = {chunk: score for chunk, _, score in rows}
+            for _, document, score in rows:  # best first: the first is the best chunk
+                scores.setdefault(document, score)
             method = Normalisation(config.normalisation)
             self._memo[key] = normalise(scores, method) if config.fusion != "rrf" else scores
         return self._memo[key]
@@ -262,20 +269,7 @@ class Replay:
     def fused_documents(self, query_id: str, config: Config, k: int) -> list[str]:
         lists = {p: self.normalised(query_id, p, config) for p in config.paths}
         fused = fuse_lean(lists, config)
-        order = sorted(fused, key=lambda key: (-fused[key], key))
-        if config.level_first == "doc":
-            return order[:k]
-        owner = {c: d for p in config.paths for c, d, _ in self.queries[query_id].get(p, [])}
-        documents: list[str] = []
-        seen: set[str] = set()
-        for chunk in order:
-            document = owner[chunk]
-            if document not in seen:
-                seen.add(document)
-                documents.append(document)
-                if len(documents) == k:
-                    break
-        return documents
+        return sorted(fused, key=lambda key: (-fused[key], key))[:k]
 
     def evaluate(self, config: Config) -> dict[str, dict[str, float]]:
         rankings = {q: self.rank(q, config) for q in self.queries}
@@ -300,27 +294,47 @@ def fuse_lean(lists: Mapping[str, Mapping[str, float]], config: Config) -> dict[
 
 # --- grid ---------------------------------------------------------------------------------------
 def default_grid() -> Iterable[Config]:
-    """Convex weights of dense vs BM25 (optionally with TF-IDF and the rest at their default
-    weights), three normalisations, four candidate depths, both document levels; and RRF."""
-    path_sets: list[tuple[str, ...]] = [
-        ("dense", "bm25"),
-        ("dense", "bm25", "tfidf"),
-        ALL_PATHS,
+    """The settings ``grid`` replays.
+
+    Weighted sums: dense against one lexical path (chunk or whole-document BM25) with convex
+    weights, alone or beside the document paths and the other paths at small weights; three
+    normalisations; three candidate depths. RRF with three ``k``. Multi-signal: the engine's
+    pool (default path weights) with signal weights around seed 002's.
+    """
+    extra = {
+        "bm25": (0.1, 0.2),
+        "doc_dense": (0.2, 0.4),
+        "tfidf": (0.2,),
+        "metadata": (0.5,),
+        "entity": (0.25,),
+    }
+    path_sets: list[tuple[str, tuple[str, ...]]] = [
+        ("bm25", ("dense", "bm25")),
+        ("doc_bm25", ("dense", "doc_bm25")),
+        ("doc_bm25", ("dense", "doc_bm25", "bm25")),
+        ("doc_bm25", ("dense", "doc_dense", "doc_bm25")),
+        ("doc_bm25", ("dense", "doc_dense", "doc_bm25", "bm25")),
+        ("doc_bm25", ALL_PATHS),
     ]
-    extra = {"tfidf": (0.2, 0.5), "metadata": (0.5,), "entity": (0.25,)}
-    for level, k_over, paths in itertools.product(("chunk", "doc"), (50, 100, 200, 400), path_sets):
+    for k_over, (lexical, paths) in itertools.product((100, 200, 400), path_sets):
+        others = [p for p in paths if p not in ("dense", lexical)]
         for normalisation in ("min_max", "z_score", "l2"):
-            for dense in (0.3, 0.4, 0.5, 0.6, 0.7):
-                base = (("dense", dense), ("bm25", round(1 - dense, 2)))
-                choices = [extra[p] for p in paths if p in extra]
-                for combo in itertools.product(*choices):
-                    others = tuple(zip([p for p in paths if p in extra], combo, strict=True))
-                    weights = base + others
-                    yield Config(paths, normalisation, "weighted_sum", weights, k_over, 60, level)
-        for rrf_k in (10, 30, 60):
-            for dense in (0.5, 1.0, 1.5):
-                weights = (("dense", dense), ("bm25", 1.0), ("tfidf", 0.5))
-                yield Config(paths, "none", "rrf", weights, k_over, rrf_k, level)
+            for dense in (0.5, 0.6, 0.7, 0.8):
+                base = (("dense", dense), (lexical, round(1 - dense, 2)))
+                for combo in itertools.product(*(extra[p] for p in others)):
+                    weights = base + tuple(zip(others, combo, strict=True))
+                    yield Config(paths, normalisation, "weighted_sum", weights, k_over)
+        for rrf_k, dense in itertools.product((10, 30, 60), (1.0, 1.5)):
+            weights = (("dense", dense), (lexical, 1.0), *((p, 0.5) for p in others))
+            yield Config(paths, "none", "rrf", weights, k_over, rrf_k)
+    default_weights = (("dense", 1.0), ("bm25", 1.0), ("tfidf", 0.5), ("metadata", 0.5),
+                       ("entity", 0.25), ("doc_dense", 1.0), ("doc_bm25", 1.0))  # fmt: skip
+    for normalisation, k_over in itertools.product(("min_max", "z_score"), (100, 200)):
+        for doc, segment, text in itertools.product((0.1, 0.25), (0.2, 0.3), (0.1, 0.2, 0.3, 0.4)):
+            yield Config(
+                ALL_PATHS, normalisation, "weighted_sum", default_weights, k_over,
+                mode="multisignal", signal_weights=(doc, segment, 0.2, 0.15, text),
+            )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -367,7 +381,7 @@ def table(replays: Sequence[Replay], scored: Sequence[Scored], top: int) -> str:
         lines.append(f"| `{reference}` (in memory) | " + " | ".join(cells) + " |")
     for s in scored[:top]:
         cells = [f"{s.ndcg[n]:.4f} ({s.margin[n]:+.4f})" for n in names]
-        lines.append(f"| `{s.config.label()}` | " + " | ".join(cells) + " |")
+        lines.append(f"| `{s.config.spec()}` | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -386,7 +400,6 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     g = commands.add_parser("grid", help="replay the grid on cached splits")
     g.add_argument("caches", type=Path, nargs="+")
     g.add_argument("--top", type=int, default=25)
-    g.add_argument("--level", choices=("chunk", "doc", "both"), default="both")
     g.add_argument("--out", type=Path, default=TUNE_DIR / "grid")
     return parser.parse_args(argv)
 
@@ -417,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         console.print("stopped" if stopped else "not running")
         return
     replays = [Replay.load(path) for path in args.caches]
-    configs = [c for c in default_grid() if args.level in ("both", c.level_first)]
+    configs = list(default_grid())
     console.print(f"{len(configs)} settings on {', '.join(r.name for r in replays)}")
     scored = run_grid(replays, configs, console)
     args.out.parent.mkdir(parents=True, exist_ok=True)
@@ -425,9 +438,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     args.out.with_suffix(".md").write_text(markdown)
     rows = [
         {
-            "setting": s.config.label(),
+            "setting": s.config.spec(),
             "spec": s.config.spec(),
-            "level_first": s.config.level_first,
             "ndcg@10": s.ndcg,
             "recall@100": s.recall,
             "margin_vs_plain": s.margin,
@@ -439,7 +451,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     best = scored[0]
     console.print(
         f"best worst-case margin over the plain hybrid: {best.worst_margin:+.4f} "
-        f"({best.config.label()}); {math.fsum(1 for s in scored if s.worst_margin >= 0.02)} "
+        f"({best.config.spec()}); {math.fsum(1 for s in scored if s.worst_margin >= 0.02)} "
         "settings reach +0.02 on every split."
     )
 

@@ -1,7 +1,9 @@
-"""The candidate paths: one small protocol, one thin class per path, one Cypher file each.
+"""The candidate paths: one small protocol, one thin class per kind of path, Cypher files each.
 
 Every path over-fetches ``k`` candidates (``k_over`` of the request) and honours the filters as
-the set of allowed documents (``None`` = all), so filters combine with every mode.
+the set of allowed documents (``None`` = all), so filters combine with every mode. Chunk paths
+find chunks; the document paths (``doc_dense``, ``doc_bm25``) find whole documents, each
+represented by its first chunk.
 """
 
 from __future__ import annotations
@@ -19,6 +21,10 @@ from service.retrieval.types import AnalyzedQuery, Candidate, PathName
 FILTER_OVERFETCH = 10
 # Below this many allowed documents the dense path scores every chunk exactly instead.
 EXACT_DENSE_MAX_DOCUMENTS = 2_000
+# A query term in more than this share of all chunks is "common" for the TF-IDF path: it only adds
+# its (small) weight to chunks a rarer term found (see cypher/search/tfidf_chunks.cypher). One
+# percent is the upper end of Elasticsearch's documented cutoff_frequency examples (0.001–0.01).
+TFIDF_COMMON_FRACTION = 0.01
 
 
 class Reader(Protocol):
@@ -53,29 +59,32 @@ def _index_depth(k: int, allowed: Collection[str] | None) -> int:
 
 
 class DensePath:
-    """Cosine similarity of chunk embeddings: the HNSW index, or exact under a narrow filter."""
+    """Cosine similarity of embeddings (of chunks, or of whole documents): the HNSW index, or
+    exact scoring under a narrow filter."""
 
-    name = PathName.DENSE
+    def __init__(self, name: PathName, approximate: Query, exact: Query) -> None:
+        self.name, self._approximate, self._exact = name, approximate, exact
 
     def retrieve(
         self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
     ) -> list[Candidate]:
         if allowed is not None and len(allowed) <= EXACT_DENSE_MAX_DOCUMENTS:
             parameters = {"vector": query.vector, "allowed": list(allowed), "k": k}
-            return _candidates(read(Query.DENSE_CHUNKS_EXACT, parameters))
+            return _candidates(read(self._exact, parameters))
         parameters = {
             "vector": query.vector,
             "k_index": _index_depth(k, allowed),
             "k": k,
             "allowed": _allowed(allowed),
         }
-        return _candidates(read(Query.DENSE_CHUNKS, parameters))
+        return _candidates(read(self._approximate, parameters))
 
 
 class Bm25Path:
-    """Lucene BM25 over chunk text, through Neo4j's full-text index."""
+    """Lucene BM25 through a Neo4j full-text index (over chunk text, or whole documents)."""
 
-    name = PathName.BM25
+    def __init__(self, name: PathName, statement: Query) -> None:
+        self.name, self._statement = name, statement
 
     def retrieve(
         self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
@@ -88,20 +97,29 @@ class Bm25Path:
             "k": k,
             "allowed": _allowed(allowed),
         }
-        return _candidates(read(Query.BM25_CHUNKS, parameters))
+        return _candidates(read(self._statement, parameters))
 
 
 class TfidfPath:
-    """Classic TF-IDF (no length normalisation) over the graph's (:Term) index."""
+    """Classic TF-IDF (no length normalisation) over the graph's (:Term) index; terms in more
+    than ``common_fraction`` of the chunks only add to chunks a rarer term found."""
 
     name = PathName.TFIDF
+
+    def __init__(self, common_fraction: float = TFIDF_COMMON_FRACTION) -> None:
+        self.common_fraction = common_fraction
 
     def retrieve(
         self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
     ) -> list[Candidate]:
         if not query.terms:
             return []
-        parameters = {"terms": query.terms, "k": k, "allowed": _allowed(allowed)}
+        parameters = {
+            "terms": query.terms,
+            "common_fraction": self.common_fraction,
+            "k": k,
+            "allowed": _allowed(allowed),
+        }
         return _candidates(read(Query.TFIDF_CHUNKS, parameters))
 
 
@@ -140,5 +158,14 @@ class EntityPath:
 
 
 PATHS: dict[PathName, CandidatePath] = {
-    path.name: path for path in (DensePath(), Bm25Path(), TfidfPath(), MetadataPath(), EntityPath())
+    path.name: path
+    for path in (
+        DensePath(PathName.DENSE, Query.DENSE_CHUNKS, Query.DENSE_CHUNKS_EXACT),
+        Bm25Path(PathName.BM25, Query.BM25_CHUNKS),
+        TfidfPath(),
+        MetadataPath(),
+        EntityPath(),
+        DensePath(PathName.DOC_DENSE, Query.DENSE_DOCUMENTS, Query.DENSE_DOCUMENTS_EXACT),
+        Bm25Path(PathName.DOC_BM25, Query.BM25_DOCUMENTS),
+    )
 }

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Collection, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -75,14 +74,15 @@ class Trace:
         self.timings: list[StageTiming] = []
 
     def read(self, query: Query, parameters: dict[str, Any]) -> list[neo4j.Record]:
+        """One auto-commit read: RUN and PULL go out together, so it costs one network round
+        trip where a managed transaction (``execute_query``) costs two (BEGIN+RUN+PULL, then
+        COMMIT). A read has nothing to commit and a failed search is simply failed."""
         with self._lock:
             self.round_trips += 1
-        return self._context.driver.execute_query(
-            cypher(query),
-            parameters,
-            database_=self._context.database,
-            routing_=neo4j.RoutingControl.READ,
-        ).records
+        with self._context.driver.session(
+            database=self._context.database, default_access_mode=neo4j.READ_ACCESS
+        ) as session:
+            return list(session.run(cypher(query), parameters))
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -122,8 +122,9 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
     found = _run_paths(context, trace, query, options, allowed) if allowed != set() else {}
 
     with trace.stage("fuse"):
-        normalised = _normalised_by_path(found, options)
-        ranked = _rank(_fuse(normalised, options), found, normalised, options)
+        keyed = _keyed(found, document_level=options.document_level)
+        normalised = _normalised_by_path(keyed, options)
+        ranked = _rank(_fuse(normalised, options), keyed, normalised)
     if options.mode is Mode.MULTISIGNAL and ranked:
         with trace.stage("multisignal"):
             ranked = _multisignal(trace, query, options, ranked, found)
@@ -136,7 +137,7 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
     return SearchResult(
         query=options.query,
         mode=options.mode,
-        level="document" if options.mode is Mode.MULTISIGNAL else options.level,
+        level="document" if options.document_level else "chunk",
         hits=hits,
         entities=query.entities,
         identifiers=query.identifiers,
@@ -167,11 +168,28 @@ def _run_paths(
         return {name: future.result() for name, future in futures.items()}
 
 
+def _keyed(
+    found: Mapping[PathName, list[Candidate]], *, document_level: bool
+) -> dict[str, dict[str, Candidate]]:
+    """Each path's candidates by the id the ranking is about: the chunk, or at document level
+    the document, through its best chunk in that path (MaxP per path before fusion, so that a
+    document's several chunks do not crowd out other documents when the path is normalised)."""
+    keyed: dict[str, dict[str, Candidate]] = {}
+    for path, candidates in found.items():
+        rows: dict[str, Candidate] = {}
+        for candidate in candidates:  # best first
+            rows.setdefault(
+                candidate.document_id if document_level else candidate.chunk_id, candidate
+            )
+        keyed[str(path)] = rows
+    return keyed
+
+
 def _fuse(
     normalised: Mapping[str, dict[str, float]], options: SearchOptions
 ) -> dict[str, FusedScore]:
-    """Chunk id → fused score over the paths that take part in the ranking (in multisignal
-    mode BM25 may have run only for S_text)."""
+    """Id → fused score over the paths that take part in the ranking (in multisignal mode BM25
+    may have run only for S_text)."""
     ranking = {str(path) for path in options.active_paths()}
     scores = {path: values for path, values in normalised.items() if path in ranking}
     weights = {str(path): weight for path, weight in options.weights.items()}
@@ -180,40 +198,31 @@ def _fuse(
 
 def _rank(
     fused: Mapping[str, FusedScore],
-    found: Mapping[PathName, list[Candidate]],
+    keyed: Mapping[str, Mapping[str, Candidate]],
     normalised: Mapping[str, dict[str, float]],
-    options: SearchOptions,
 ) -> list[_Ranked]:
-    """Hits at the requested level, best first; a document ranks by its best chunk (MaxP)."""
-    raw: dict[str, dict[str, float]] = defaultdict(dict)
-    document_of: dict[str, str] = {}
-    for path, candidates in found.items():
-        for candidate in candidates:
-            raw[candidate.chunk_id][str(path)] = candidate.score
-            document_of[candidate.chunk_id] = candidate.document_id
-    hits = [
-        _Ranked(
-            chunk_id=chunk_id,
-            document_id=document_of[chunk_id],
-            score=score.score,
-            paths={
-                path: PathScore(
-                    raw=raw[chunk_id][path],
-                    normalised=normalised[path][chunk_id],
-                    rank=rank,
-                    contribution=score.contributions.get(path, 0.0),
-                )
-                for path, rank in score.ranks.items()
-            },
+    """Hits, best first. A document hit shows the chunk of the path that contributed most."""
+    hits: list[_Ranked] = []
+    for key, score in fused.items():
+        strongest = max(score.ranks, key=lambda path: score.contributions.get(path, 0.0))
+        shown = keyed[strongest][key]
+        hits.append(
+            _Ranked(
+                chunk_id=shown.chunk_id,
+                document_id=shown.document_id,
+                score=score.score,
+                paths={
+                    path: PathScore(
+                        raw=keyed[path][key].score,
+                        normalised=normalised[path][key],
+                        rank=rank,
+                        contribution=score.contributions.get(path, 0.0),
+                    )
+                    for path, rank in score.ranks.items()
+                },
+            )
         )
-        for chunk_id, score in fused.items()
-    ]
     hits.sort(key=lambda hit: (-hit.score, hit.chunk_id))
-    if options.level == "document" or options.mode is Mode.MULTISIGNAL:
-        best: dict[str, _Ranked] = {}
-        for hit in hits:
-            best.setdefault(hit.document_id, hit)
-        hits = list(best.values())
     return hits
 
 
@@ -224,12 +233,12 @@ def _normalisation(options: SearchOptions) -> Normalisation:
 
 
 def _normalised_by_path(
-    found: Mapping[PathName, list[Candidate]], options: SearchOptions
+    keyed: Mapping[str, Mapping[str, Candidate]], options: SearchOptions
 ) -> dict[str, dict[str, float]]:
     method = _normalisation(options)
     return {
-        str(path): normalise({c.chunk_id: c.score for c in candidates}, method)
-        for path, candidates in found.items()
+        path: normalise({key: c.score for key, c in candidates.items()}, method)
+        for path, candidates in keyed.items()
     }
 
 

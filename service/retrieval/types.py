@@ -25,6 +25,13 @@ class PathName(StrEnum):
     TFIDF = "tfidf"
     METADATA = "metadata"
     ENTITY = "entity"
+    DOC_DENSE = "doc_dense"
+    DOC_BM25 = "doc_bm25"
+
+
+# Paths that rank whole documents (their vector, their whole text): only document-level
+# searches use them, since a chunk-level ranking has no place for a document's score.
+DOCUMENT_PATHS = frozenset({PathName.DOC_DENSE, PathName.DOC_BM25})
 
 
 class Mode(StrEnum):
@@ -43,6 +50,8 @@ DEFAULT_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.TFIDF: 0.5,
     PathName.METADATA: 0.5,
     PathName.ENTITY: 0.25,
+    PathName.DOC_DENSE: 1.0,
+    PathName.DOC_BM25: 1.0,
 }
 
 ShortText = Annotated[str, StringConstraints(max_length=512)]
@@ -119,17 +128,29 @@ class SearchOptions(BaseModel):
     )
 
     @model_validator(mode="after")
-    def _enough_candidates(self) -> SearchOptions:
+    def _consistent(self) -> SearchOptions:
         if self.k_over < self.k:
             raise ValueError(f"k_over ({self.k_over}) must be at least k ({self.k})")
+        if not self.document_level and DOCUMENT_PATHS.intersection(self.paths or ()):
+            raise ValueError(
+                "doc_dense and doc_bm25 rank whole documents: ask for level 'document'"
+            )
         return self
 
+    @property
+    def document_level(self) -> bool:
+        """Whether hits are documents (multi-signal scoring always ranks documents)."""
+        return self.level == "document" or self.mode is Mode.MULTISIGNAL
+
     def active_paths(self) -> list[PathName]:
-        """The paths this request runs."""
+        """The paths this request runs: the mode's one path, or the requested (default: every)
+        path that suits the level."""
         single = {Mode.DENSE: PathName.DENSE, Mode.BM25: PathName.BM25, Mode.TFIDF: PathName.TFIDF}
         if self.mode in single:
             return [single[self.mode]]
-        return list(dict.fromkeys(self.paths)) if self.paths else list(PathName)
+        if self.paths:
+            return list(dict.fromkeys(self.paths))
+        return [p for p in PathName if self.document_level or p not in DOCUMENT_PATHS]
 
 
 # --- internal values ----------------------------------------------------------------------------

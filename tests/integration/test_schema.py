@@ -23,7 +23,7 @@ def test_schema_is_complete_online_and_idempotent(
     kinds = {s.name: s.type for s in states}
     for name in ("chunk_embedding", "document_embedding", "entity_embedding", "triple_embedding"):
         assert kinds[name] == "VECTOR"
-    for name in ("chunk_text", "document_title", "entity_name"):
+    for name in ("chunk_text", "document_text", "document_title", "entity_name"):
         assert kinds[name] == "FULLTEXT"
 
 

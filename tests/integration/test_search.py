@@ -88,10 +88,10 @@ def test_a_paraphrase_only_dense_search_finds(context: SearchContext) -> None:
     assert documents(dense)[0] in {"lab/canvases.md", "moisture-care.md"}
     assert "lab/canvases.md" in documents(dense)
     assert "lab/canvases.md" not in documents(bm25)
-    # In hybrid search the dense path carries it into the fused pool on its own.
+    # In hybrid search the dense paths (chunks and whole documents) carry it in on their own.
     hybrid = run(context, query, level="document", k=100, explain=True)
     canvases = next(hit for hit in hybrid.hits if hit.document_id == "lab/canvases.md")
-    assert set(canvases.paths) == {"dense"}
+    assert set(canvases.paths) == {"dense", "doc_dense"}
 
 
 def test_entity_boosting_reaches_beyond_the_dense_pool(context: SearchContext) -> None:
@@ -150,6 +150,33 @@ def test_filters_hold_in_every_mode(context: SearchContext, mode: Mode) -> None:
     assert tagged.hits and {hit.document_id for hit in tagged.hits} <= allowed
 
 
+@pytest.mark.parametrize("fusion", ["weighted_sum", "rrf"])
+def test_document_level_fuses_documents_with_the_document_paths(
+    context: SearchContext, fusion: str
+) -> None:
+    query = "calibration of the drawer scales"
+    chunks = run(context, query, explain=True, k=20, fusion=fusion)
+    assert all(not set(hit.paths) & {"doc_dense", "doc_bm25"} for hit in chunks.hits)
+    result = run(context, query, level="document", explain=True, k=20, fusion=fusion)
+    assert result.level == "document"
+    found = [hit.document_id for hit in result.hits]
+    assert len(found) == len(set(found))  # one hit per document
+    assert found[0] == "lab/scales.md"
+    assert {"doc_dense", "doc_bm25"} <= set(result.hits[0].paths)
+    for hit in result.hits:
+        assert hit.chunk_id.startswith(hit.document_id)  # a chunk of that document is shown
+        assert math.isclose(math.fsum(p.contribution for p in hit.paths.values()), hit.score)
+    document_filter = Filters(folders=["lab"])
+    filtered = run(context, query, level="document", filters=document_filter, k=20)
+    assert filtered.hits and all(h.document_id.startswith("lab/") for h in filtered.hits)
+
+
+def test_document_paths_need_document_level() -> None:
+    with pytest.raises(ValueError, match="level 'document'"):
+        SearchOptions(query="q", paths=[PathName.DENSE, PathName.DOC_BM25])
+    assert SearchOptions(query="q", level="document", paths=[PathName.DOC_BM25])
+
+
 def test_threshold_and_k(context: SearchContext) -> None:
     unrestricted = run(context, "AG-2048 battery life", k=8)
     assert len(unrestricted.hits) == 8
@@ -174,8 +201,8 @@ def test_timings_and_round_trips_are_reported(context: SearchContext) -> None:
     result = run(context, "AG-2048", mode=Mode.MULTISIGNAL)
     stages = {timing.stage for timing in result.timings}
     assert {"analyse", "paths", "fuse", "multisignal", "hydrate"} <= stages
-    # detect entities, five paths, document signals, hydrate
-    assert result.round_trips == 8
+    # detect entities, seven paths (five over chunks, two over documents), signals, hydrate
+    assert result.round_trips == 10
     assert result.total_ms > 0
 
 
@@ -193,6 +220,8 @@ def test_rest_search_and_entities(
         assert client.post("/search", json={"query": "x", "k": 50, "k_over": 10}).status_code == 422
         assert client.post("/search", json={"query": ""}).status_code == 422
         assert client.post("/search", json={"query": "x", "mode": "magic"}).status_code == 422
+        wrong_level = {"query": "x", "paths": ["doc_bm25"], "level": "chunk"}
+        assert client.post("/search", json=wrong_level).status_code == 422
         entities = client.get("/entities", params={"q": "MAC"}).json()
         assert entities[0]["id"] == "museu de arte contemporânea" and entities[0]["exact"]
         assert entities[0]["documents"] >= 3

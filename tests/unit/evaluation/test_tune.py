@@ -1,4 +1,4 @@
-"""The tuning replay ranks exactly as the engine's own normalise → fuse → best chunk does."""
+"""The tuning replay ranks exactly as the engine's own best chunk → normalise → fuse does."""
 
 from __future__ import annotations
 
@@ -27,8 +27,9 @@ def engine(found: dict[str, list[tuple[str, str, float]]], options: SearchOption
         for path, rows in found.items()
         if PathName(path) in options.active_paths()
     }
-    normalised = pipeline._normalised_by_path(paths, options)
-    ranked = pipeline._rank(pipeline._fuse(normalised, options), paths, normalised, options)
+    keyed = pipeline._keyed(paths, document_level=options.document_level)
+    normalised = pipeline._normalised_by_path(keyed, options)
+    ranked = pipeline._rank(pipeline._fuse(normalised, options), keyed, normalised)
     return [hit.document_id for hit in ranked[: options.k]]
 
 

@@ -1,0 +1,12 @@
+// Document dense path: nearest documents by their own embedding (the document vector index),
+// optionally post-filtered to allowed documents (the caller over-fetches $k_index for that).
+// A document is represented by its first chunk until fusion picks a better one.
+// Parameters: $vector (query embedding), $k_index (neighbours asked of the index), $k (rows
+// kept), $allowed (document ids, or null). Returns: chunk_id, document_id, score (cosine).
+CALL db.index.vector.queryNodes('document_embedding', $k_index, $vector)
+YIELD node, score
+WHERE $allowed IS NULL OR node.id IN $allowed
+MATCH (node)-[:HAS_CHUNK]->(first:Chunk {ordinal: 0})
+RETURN first.id AS chunk_id, node.id AS document_id, 2 * score - 1 AS score
+ORDER BY score DESC, document_id
+LIMIT $k;
