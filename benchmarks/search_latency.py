@@ -57,7 +57,7 @@ import tempfile
 import threading
 import time
 from collections import Counter, defaultdict
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -112,6 +112,13 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="Queries whose every statement is run under PROFILE (db hits); 0: none.",
     )
     parser.add_argument("--seed", type=int, default=7, help="Seed of the generated corpus.")
+    parser.add_argument(
+        "--vectors",
+        choices=("model", "random"),
+        default="model",
+        help="Generated corpus: the model's embeddings of its text (default; ~10 min for 100k "
+        "chunks) or seeded random unit vectors (fast; the worst case for HNSW).",
+    )
     parser.add_argument(
         "--torch-threads",
         type=int,
@@ -221,7 +228,11 @@ def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j | None)
     for corpus in corpora:
         load: dict[str, Any] = {}
         filing: list[dict[str, Any]] = []
-        synthetic = SyntheticCorpus(args.seed) if corpus == "generated" else None
+        synthetic = (
+            SyntheticCorpus(args.seed, embedder.embed if args.vectors == "model" else None)
+            if corpus == "generated"
+            else None
+        )
         if synthetic is not None and server is not None:
             # Replaces whatever the started server holds (SciFact, measured already).
             load, filing = import_generated(args, settings, server, synthetic, embedder.dimension)
@@ -994,13 +1005,16 @@ class SyntheticCorpus:
     n_tags = 60
     n_folders = 200
 
-    def __init__(self, seed: int) -> None:
+    def __init__(self, seed: int, embed: Callable[[Sequence[str]], Vectors] | None = None) -> None:
         import numpy as np
 
         from loaders.entities import normalise_entity_id
         from loaders.terms import STOP_WORDS
 
         self.seed = seed
+        # None: seeded random unit vectors (fast, but the worst case for an HNSW index: no
+        # clusters); otherwise the embedding model's vectors of the generated text.
+        self.embed = embed
         rng = random.Random(seed)
         words: list[str] = []
         seen = set(STOP_WORDS) | set(FUNCTION_WORDS)
@@ -1210,7 +1224,37 @@ class SyntheticCorpus:
                 written += n
                 number += 1
             records = merge_entities(batch)
-            yield batch, records, unit_vectors(rng, len(records), dimension)
+            if self.embed is None:
+                yield batch, records, unit_vectors(rng, len(records), dimension)
+            else:
+                yield self._embedded(batch), records, self.embed([r.name for r in records])
+
+    def _embedded(self, batch: list[EmbeddedDocument]) -> list[EmbeddedDocument]:
+        """The batch with the model's vectors for chunks, documents and triples (one model call
+        for all chunks of the batch)."""
+        import dataclasses
+
+        from loaders.ingest import document_vector
+
+        assert self.embed is not None
+        vectors = self.embed([c.text for d in batch for c in d.chunks])
+        out: list[EmbeddedDocument] = []
+        start = 0
+        for d in batch:
+            chunk_vectors = vectors[start : start + len(d.chunks)]
+            start += len(d.chunks)
+            triple_vectors = (
+                self.embed([t.text for t in d.triples]) if d.triples else d.triple_vectors
+            )
+            out.append(
+                dataclasses.replace(
+                    d,
+                    chunk_vectors=chunk_vectors,
+                    vector=document_vector(chunk_vectors),
+                    triple_vectors=triple_vectors,
+                )
+            )
+        return out
 
 
 def unit_vectors(rng: Any, n: int, dimension: int) -> Vectors:
@@ -1229,8 +1273,8 @@ def unit_vectors(rng: Any, n: int, dimension: int) -> Vectors:
 # empty lists (tags, identifiers, heading_slugs, aliases) are absent rather than [] (no search
 # statement reads them), and folders and tags are filed afterwards by cypher/load/file_documents.
 NODE_HEADERS = {
-    "Document": "id:ID(Document),title,uri,source,source_type,folder,tags:string[],n_tokens:long,"
-    "n_chars:long,content_hash,size_bytes:long,identifiers:string[],embedding:float[]",
+    "Document": "id:ID(Document),title,text,uri,source,source_type,folder,tags:string[],"
+    "n_tokens:long,n_chars:long,content_hash,size_bytes:long,identifiers:string[],embedding:float[]",
     "Chunk": "id:ID(Chunk),document_id,ordinal:long,text,start:long,end:long,n_tokens:long,"
     "identifiers:string[],embedding:float[]",
     "Term": "text:ID(Term)",
@@ -1286,9 +1330,10 @@ def import_generated(
                 source = d.source
                 filing.append(_filing_row(source))
                 writers["Document"].writerow(
-                    [source.id, source.title, source.uri, source.source, source.source_type,
-                     source.folder, ";".join(source.tags), d.n_tokens, len(source.text),
-                     d.content_hash, source.size_bytes, ";".join(d.identifiers), vector(d.vector)]
+                    [source.id, source.title, source.text, source.uri, source.source,
+                     source.source_type, source.folder, ";".join(source.tags), d.n_tokens,
+                     len(source.text), d.content_hash, source.size_bytes,
+                     ";".join(d.identifiers), vector(d.vector)]
                 )  # fmt: skip
                 previous = None
                 for chunk, identifiers, chunk_terms, chunk_vector in zip(
@@ -1316,8 +1361,10 @@ def import_generated(
             for record in records:
                 entities.setdefault(record.id, (record.name, record.type))
         writers["Term"].writerows([term] for term in sorted(terms))
-        entity_vectors = unit_vectors(
-            np.random.default_rng(args.seed + 2), len(entities), dimension
+        entity_vectors = (
+            corpus.embed([name for name, _ in entities.values()])
+            if corpus.embed is not None
+            else unit_vectors(np.random.default_rng(args.seed + 2), len(entities), dimension)
         )
         for (entity_id, (name, kind)), entity_vector in zip(
             entities.items(), entity_vectors, strict=True

@@ -62,7 +62,7 @@ def collect(
     from service.evaluation.run import EvalConfig, Heartbeat, eval_server
     from service.graph.driver import connect
     from service.graph.queries import Query
-    from service.retrieval.analysis import analyse
+    from service.retrieval.analysis import analyse, embed, prepare
     from service.retrieval.paths import PATHS
     from service.retrieval.pipeline import SearchContext, Trace
     from service.retrieval.types import PathName
@@ -87,7 +87,8 @@ def collect(
             try:
                 for number, query in enumerate(split.queries, start=1):
                     trace = Trace(context)
-                    analysed = analyse(query.text, embedder, extractor, trace.read)
+                    lexical = prepare(query.text, extractor)
+                    analysed = analyse(embed(lexical, embedder), trace.read)
                     found = {
                         str(path): [
                             (c.chunk_id, c.document_id, c.score)

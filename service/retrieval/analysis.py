@@ -1,4 +1,7 @@
-"""Query analysis: normalise, embed once, find the entities and identifiers the query names."""
+"""Query analysis in three steps, each adding to the last, so that every path starts as soon as
+what it needs is known: ``prepare`` (normalise, Lucene query, TF-IDF terms, candidate entity
+ids; no I/O), ``embed`` (the one embedding) and ``analyse`` (the entities the query names, one
+round trip)."""
 
 from __future__ import annotations
 
@@ -12,7 +15,7 @@ from service.embedding import Embedder
 from service.graph.queries import Query
 from service.retrieval.lucene import fulltext_query, phrase_query
 from service.retrieval.paths import Reader
-from service.retrieval.types import AnalyzedQuery, DetectedEntity
+from service.retrieval.types import AnalyzedQuery, DetectedEntity, EmbeddedQuery, LexicalQuery
 
 # Words, keeping codes such as "AG-2048" or "S/N" whole.
 _TOKEN = re.compile(r"\w[\w\-/.]*\w|\w")
@@ -25,21 +28,35 @@ K_SEMANTIC = 5
 _PRIORITY = {"exact": 0, "triple": 1, "semantic": 2}
 
 
-def analyse(
-    text: str, embedder: Embedder, extractor: EntityExtractor, read: Reader
-) -> AnalyzedQuery:
-    """Prepare a query for every path: one embedding, one entity-detection round trip."""
+def prepare(text: str, extractor: EntityExtractor) -> LexicalQuery:
+    """Everything the lexical paths need, without the model or the database."""
     normalised = normalise_text(text)
-    vector = embedder.embed([normalised])[0].tolist()
     # Identifiers are written in capitals in documents but often typed in lower case.
     surfaces = find_identifiers(normalised) + find_identifiers(normalised.upper())
     identifier_ids = list(dict.fromkeys(extractor.entity_id(s) for s in surfaces))
-    candidate_ids = list(dict.fromkeys([*identifier_ids, *_ngram_ids(normalised, extractor)]))
+    return LexicalQuery(
+        text=normalised,
+        fulltext=_fulltext(normalised, surfaces),
+        terms=sorted(index_terms(normalised)),
+        identifier_candidates=identifier_ids,
+        entity_candidates=list(
+            dict.fromkeys([*identifier_ids, *_ngram_ids(normalised, extractor)])
+        ),
+    )
+
+
+def embed(query: LexicalQuery, embedder: Embedder) -> EmbeddedQuery:
+    """Add the query's one embedding."""
+    return EmbeddedQuery(**vars(query), vector=embedder.embed([query.text])[0].tolist())
+
+
+def analyse(query: EmbeddedQuery, read: Reader) -> AnalyzedQuery:
+    """Add the entities the query names (one round trip)."""
     records = read(
         Query.DETECT_ENTITIES,
         {
-            "candidate_ids": candidate_ids,
-            "vector": vector,
+            "candidate_ids": query.entity_candidates,
+            "vector": query.vector,
             "k_semantic": K_SEMANTIC,
             "min_semantic": MIN_SEMANTIC,
             "min_triple": MIN_TRIPLE,
@@ -57,11 +74,8 @@ def analyse(
     )
     exact = {e.id for e in entities if e.how == "exact"}
     return AnalyzedQuery(
-        text=normalised,
-        vector=vector,
-        fulltext=_fulltext(normalised, surfaces),
-        terms=sorted(index_terms(normalised)),
-        identifiers=[i for i in identifier_ids if i in exact],
+        **vars(query),
+        identifiers=[i for i in query.identifier_candidates if i in exact],
         entities=entities,
     )
 

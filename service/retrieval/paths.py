@@ -9,12 +9,18 @@ represented by its first chunk.
 from __future__ import annotations
 
 from collections.abc import Collection, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 import neo4j
 
 from service.graph.queries import Query
-from service.retrieval.types import AnalyzedQuery, Candidate, PathName
+from service.retrieval.types import (
+    AnalyzedQuery,
+    Candidate,
+    EmbeddedQuery,
+    LexicalQuery,
+    PathName,
+)
 
 # With a filter, an index (vector or full-text) is asked for this many times more hits than are
 # kept, since it cannot filter inside itself on Neo4j 5.26.
@@ -33,13 +39,17 @@ class Reader(Protocol):
     def __call__(self, query: Query, parameters: dict[str, Any]) -> list[neo4j.Record]: ...
 
 
-class CandidatePath(Protocol):
-    """A way of finding candidate chunks for a query."""
+Q_contra = TypeVar("Q_contra", LexicalQuery, EmbeddedQuery, AnalyzedQuery, contravariant=True)
+
+
+class CandidatePath(Protocol[Q_contra]):
+    """A way of finding candidate chunks for a query; ``Q_contra`` is as much of the analysed
+    query as the path needs (text only, text and embedding, or everything)."""
 
     name: PathName
 
     def retrieve(
-        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+        self, read: Reader, query: Q_contra, k: int, allowed: Collection[str] | None
     ) -> list[Candidate]:
         """Up to ``k`` candidates, best first, only from ``allowed`` documents when given."""
         ...
@@ -66,7 +76,7 @@ class DensePath:
         self.name, self._approximate, self._exact = name, approximate, exact
 
     def retrieve(
-        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+        self, read: Reader, query: EmbeddedQuery, k: int, allowed: Collection[str] | None
     ) -> list[Candidate]:
         if allowed is not None and len(allowed) <= EXACT_DENSE_MAX_DOCUMENTS:
             parameters = {"vector": query.vector, "allowed": list(allowed), "k": k}
@@ -87,7 +97,7 @@ class Bm25Path:
         self.name, self._statement = name, statement
 
     def retrieve(
-        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+        self, read: Reader, query: LexicalQuery, k: int, allowed: Collection[str] | None
     ) -> list[Candidate]:
         if query.fulltext is None:
             return []
@@ -110,7 +120,7 @@ class TfidfPath:
         self.common_fraction = common_fraction
 
     def retrieve(
-        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
+        self, read: Reader, query: LexicalQuery, k: int, allowed: Collection[str] | None
     ) -> list[Candidate]:
         if not query.terms:
             return []
@@ -157,15 +167,21 @@ class EntityPath:
         return _candidates(read(Query.ENTITY_CHUNKS, parameters))
 
 
-PATHS: dict[PathName, CandidatePath] = {
-    path.name: path
-    for path in (
-        DensePath(PathName.DENSE, Query.DENSE_CHUNKS, Query.DENSE_CHUNKS_EXACT),
-        Bm25Path(PathName.BM25, Query.BM25_CHUNKS),
-        TfidfPath(),
-        MetadataPath(),
-        EntityPath(),
-        DensePath(PathName.DOC_DENSE, Query.DENSE_DOCUMENTS, Query.DENSE_DOCUMENTS_EXACT),
-        Bm25Path(PathName.DOC_BM25, Query.BM25_DOCUMENTS),
-    )
+_BM25 = Bm25Path(PathName.BM25, Query.BM25_CHUNKS)
+_DOC_BM25 = Bm25Path(PathName.DOC_BM25, Query.BM25_DOCUMENTS)
+_TFIDF = TfidfPath()
+_DENSE = DensePath(PathName.DENSE, Query.DENSE_CHUNKS, Query.DENSE_CHUNKS_EXACT)
+_DOC_DENSE = DensePath(PathName.DOC_DENSE, Query.DENSE_DOCUMENTS, Query.DENSE_DOCUMENTS_EXACT)
+
+# Grouped by what they need, so that a search can start each group as early as it can.
+LEXICAL_PATHS: dict[PathName, CandidatePath[LexicalQuery]] = {
+    p.name: p for p in (_BM25, _TFIDF, _DOC_BM25)
+}
+DENSE_PATHS: dict[PathName, CandidatePath[EmbeddedQuery]] = {
+    p.name: p for p in (_DENSE, _DOC_DENSE)
+}
+PATHS: dict[PathName, CandidatePath[AnalyzedQuery]] = {
+    **LEXICAL_PATHS,
+    **DENSE_PATHS,
+    **{p.name: p for p in (MetadataPath(), EntityPath())},
 }

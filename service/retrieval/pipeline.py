@@ -1,5 +1,7 @@
-"""A search, stage by stage: analyse → filter → candidate paths → normalise and fuse →
-(multi-signal document scoring) → threshold and top k → hydrate.
+"""A search, stage by stage: filter → analyse, with the candidate paths starting as soon as
+what each needs is known (lexical paths at once, dense paths once the query is embedded, the rest
+once its entities are found) → normalise and fuse → (multi-signal document scoring) →
+threshold and top k → hydrate.
 
 The stages are the pure functions of ``normalise``, ``fusion`` and ``scoring`` and the thin path
 classes of ``paths``; this module only strings them together, times each stage and counts the
@@ -11,20 +13,20 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Collection, Iterator, Mapping
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import neo4j
 
 from loaders.entities import EntityExtractor
 from service.embedding import Embedder
 from service.graph.queries import Query, cypher
-from service.retrieval.analysis import analyse
+from service.retrieval.analysis import analyse, embed, prepare
 from service.retrieval.fusion import FusedScore, fuse
 from service.retrieval.normalise import Normalisation, normalise
-from service.retrieval.paths import PATHS
+from service.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath
 from service.retrieval.scoring import (
     DocumentSignals,
     SignalWeights,
@@ -34,7 +36,9 @@ from service.retrieval.scoring import (
 from service.retrieval.types import (
     AnalyzedQuery,
     Candidate,
+    EmbeddedQuery,
     Hit,
+    LexicalQuery,
     Mode,
     PathName,
     PathScore,
@@ -45,6 +49,7 @@ from service.retrieval.types import (
 )
 
 SINGLE_PATH_MODES = {Mode.DENSE, Mode.BM25, Mode.TFIDF}
+Q = TypeVar("Q", LexicalQuery, EmbeddedQuery, AnalyzedQuery)
 
 
 @dataclass
@@ -57,7 +62,7 @@ class SearchContext:
     database: str = "neo4j"
     # The paths run concurrently: each is one round trip, and Neo4j serves them in parallel.
     executor: ThreadPoolExecutor = field(
-        default_factory=lambda: ThreadPoolExecutor(max_workers=5, thread_name_prefix="path")
+        default_factory=lambda: ThreadPoolExecutor(max_workers=8, thread_name_prefix="path")
     )
 
     def close(self) -> None:
@@ -90,9 +95,13 @@ class Trace:
         try:
             yield
         finally:
-            elapsed = (time.perf_counter() - started) * 1000
-            with self._lock:
-                self.timings.append(StageTiming(stage=name, ms=round(elapsed, 3)))
+            self.record(name, started)
+
+    def record(self, stage: str, started: float) -> None:
+        """Time ``stage`` from ``started`` (a ``time.perf_counter()``) to now."""
+        elapsed = (time.perf_counter() - started) * 1000
+        with self._lock:
+            self.timings.append(StageTiming(stage=stage, ms=round(elapsed, 3)))
 
 
 @dataclass(frozen=True)
@@ -110,16 +119,20 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
     """Run one search; see the module docstring for the stages."""
     started = time.perf_counter()
     trace = Trace(context)
-    with trace.stage("analyse"):
-        query = analyse(options.query, context.embedder, context.extractor, trace.read)
-
     allowed: set[str] | None = None
     if options.filters.active:
         with trace.stage("filter"):
             records = trace.read(Query.FILTERED_DOCUMENTS, options.filters.parameters())
             allowed = {record["id"] for record in records}
-
-    found = _run_paths(context, trace, query, options, allowed) if allowed != set() else {}
+    paths = _Paths(context, trace, options, allowed)
+    with trace.stage("analyse"):
+        lexical = prepare(options.query, context.extractor)
+        paths.start(LEXICAL_PATHS, lexical)  # they run while the model embeds the query
+        embedded = embed(lexical, context.embedder)
+        paths.start(DENSE_PATHS, embedded)  # they run while the entities are looked up
+        query = analyse(embedded, trace.read)
+        paths.start(PATHS, query)
+    found = paths.results()
 
     with trace.stage("fuse"):
         keyed = _keyed(found, document_level=options.document_level)
@@ -148,24 +161,39 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
     )
 
 
-def _run_paths(
-    context: SearchContext,
-    trace: Trace,
-    query: AnalyzedQuery,
-    options: SearchOptions,
-    allowed: Collection[str] | None,
-) -> dict[PathName, list[Candidate]]:
-    names = options.active_paths()
-    if options.mode is Mode.MULTISIGNAL and PathName.BM25 not in names:
-        names.append(PathName.BM25)  # S_text is the document's full-text match
+class _Paths:
+    """The candidate paths of one search, started as soon as what each needs is known: lexical
+    paths at once, dense paths when the query is embedded, the rest when its entities are."""
 
-    def run(name: PathName) -> list[Candidate]:
-        with trace.stage(f"path:{name}"):
-            return PATHS[name].retrieve(trace.read, query, options.k_over, allowed)
+    def __init__(
+        self,
+        context: SearchContext,
+        trace: Trace,
+        options: SearchOptions,
+        allowed: Collection[str] | None,
+    ) -> None:
+        self._context, self._trace, self._options, self._allowed = context, trace, options, allowed
+        names = options.active_paths()
+        if options.mode is Mode.MULTISIGNAL and PathName.BM25 not in names:
+            names.append(PathName.BM25)  # S_text is the document's full-text match
+        self._pending = names if allowed != set() else []  # nothing is allowed: nothing to run
+        self._futures: dict[PathName, Future[list[Candidate]]] = {}
+        self._started = time.perf_counter()
 
-    with trace.stage("paths"):
-        futures = {name: context.executor.submit(run, name) for name in names}
-        return {name: future.result() for name, future in futures.items()}
+    def start(self, paths: Mapping[PathName, CandidatePath[Q]], query: Q) -> None:
+        """Start those of ``paths`` this search runs and has not started yet."""
+        for name in [n for n in self._pending if n in paths]:
+            self._pending.remove(name)
+            self._futures[name] = self._context.executor.submit(self._run, paths[name], query)
+
+    def _run(self, path: CandidatePath[Q], query: Q) -> list[Candidate]:
+        with self._trace.stage(f"path:{path.name}"):
+            return path.retrieve(self._trace.read, query, self._options.k_over, self._allowed)
+
+    def results(self) -> dict[PathName, list[Candidate]]:
+        found = {name: future.result() for name, future in self._futures.items()}
+        self._trace.record("paths", self._started)
+        return found
 
 
 def _keyed(

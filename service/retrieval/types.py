@@ -176,14 +176,29 @@ class DetectedEntity(BaseModel):
 
 
 @dataclass(frozen=True)
-class AnalyzedQuery:
-    """The query, prepared once for every path."""
+class LexicalQuery:
+    """The query as the lexical paths need it: known before the model or the database is
+    asked anything."""
 
     text: str
-    vector: list[float]
     fulltext: str | None  # escaped Lucene query; None when nothing is searchable
     terms: list[str]  # TF-IDF index terms
-    identifiers: list[str]  # entity ids of identifiers in the query (codes, serials, acronyms)
+    identifier_candidates: list[str]  # entity ids of the codes, serials, acronyms it contains
+    entity_candidates: list[str]  # entity ids its n-grams would resolve to
+
+
+@dataclass(frozen=True)
+class EmbeddedQuery(LexicalQuery):
+    """The query with its one embedding: what the dense paths need."""
+
+    vector: list[float]
+
+
+@dataclass(frozen=True)
+class AnalyzedQuery(EmbeddedQuery):
+    """The query, prepared once for every path."""
+
+    identifiers: list[str]  # identifier candidates that are entities of the graph
     entities: list[DetectedEntity]
 
     @property

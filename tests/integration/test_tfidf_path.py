@@ -16,8 +16,9 @@ from loaders.read import read_bytes
 from loaders.terms import index_terms
 from service.embedding import Embedder
 from service.graph.queries import Query, cypher
+from service.retrieval.analysis import prepare
 from service.retrieval.paths import TfidfPath
-from service.retrieval.types import AnalyzedQuery, Candidate
+from service.retrieval.types import Candidate
 from service.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -73,8 +74,9 @@ def reference(driver: neo4j.Driver, terms: list[str]) -> dict[str, float]:
 
 
 def retrieve(read: Any, text: str, common_fraction: float) -> list[Candidate]:
-    query = AnalyzedQuery(text, [], None, sorted(index_terms(text)), [], [])
-    return TfidfPath(common_fraction).retrieve(read, query, 100, None)
+    return TfidfPath(common_fraction).retrieve(
+        read, prepare(text, EntityExtractor(None)), 100, None
+    )
 
 
 def by_document(candidates: list[Candidate]) -> dict[str, float]:
