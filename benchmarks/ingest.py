@@ -12,11 +12,13 @@ already there with the same content are skipped, which is then what gets measure
 
 Stages, as ``loaders.ingest.Ingestor`` times them: *read* is reading and normalising the corpus
 file; *parse* is sentence chunking, spaCy entities and triples, identifiers and index terms;
-*embed* is the sentence-transformers model on chunks, triples and entity names; *write* is the
-Neo4j transaction of each batch, run in a writer thread while the next batch is parsed and
-embedded; *write wait* is the part of it the main thread waited for (not hidden by the overlap);
-*other* is the rest (content-hash look-ups, bookkeeping). End to end is the ingest call, without
-read. The last line is a JSON summary for machines.
+*embed* is the sentence-transformers model on chunks, triples and the names of entities not yet
+embedded in the graph; *write* is the Neo4j transaction of each batch, run in a writer thread
+while the next batch is parsed and embedded; *write wait* is the part of it the main thread
+waited for (not hidden by the overlap); *other* is the rest (content-hash and entity-embedding
+look-ups, bookkeeping). End to end is the ingest call, without read. The write of the first
+batch is also shown apart: on a fresh server it includes planning every statement. The last
+line is a JSON summary for machines.
 """
 
 from __future__ import annotations
@@ -233,6 +235,16 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
         f"write        {write_rate:.0f} chunks/s "
         f"(target ≥ {WRITE_TARGET_CHUNKS_S:.0f}: {'met' if write_rate >= 5000 else 'NOT met'})"
     )
+    # The first batch on a fresh server also pays for planning each statement (once per server).
+    batch_writes = getattr(stats, "batch_writes", [])
+    later = batch_writes[1:]
+    later_rate = rate(sum(c for c, _ in later), sum(s for _, s in later)) if later else float("nan")
+    if batch_writes:
+        first_chunks, first_s = batch_writes[0]
+        print(
+            f"write        first batch {first_s:.2f} s for {first_chunks} chunks; "
+            f"the {len(later)} later batches {later_rate:.0f} chunks/s"
+        )
     print(
         f"end to end / embed = {ratio:.2f} "
         f"(target ≤ {RATIO_TARGET}: {'met' if ratio <= RATIO_TARGET else 'NOT met'})"
@@ -274,6 +286,8 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
         "docs_per_s": round(rate(stats.written, stats.seconds), 2),
         "chunks_per_s": round(rate(stats.chunks, stats.seconds), 2),
         "write_chunks_per_s": round(write_rate, 1),
+        "write_first_batch_s": round(batch_writes[0][1], 3) if batch_writes else None,
+        "write_later_chunks_per_s": round(later_rate, 1) if later else None,
         "end_to_end_over_embed": round(ratio, 3),
         "python_cpu_s": round(python_cpu_s, 3),
         "neo4j_cpu_s": round(neo4j_cpu_s, 3) if neo4j_cpu_s is not None else None,

@@ -59,36 +59,53 @@ def existing_hashes(driver: neo4j.Driver, database: str, ids: Sequence[str]) -> 
     return {r["id"]: r["content_hash"] for r in records}
 
 
+def embedded_entity_ids(
+    driver: neo4j.Driver, database: str, entity_ids: Sequence[str], replacing: Sequence[str] = ()
+) -> set[str]:
+    """Those of the given entities that have an embedding in the graph and keep it while the
+    documents ``replacing`` (a batch being written right now) are replaced: their vectors need
+    not be computed or sent again (``write_documents``'s ``embedded_entities``)."""
+    if not entity_ids:
+        return set()
+    records = driver.execute_query(
+        cypher(Query.EMBEDDED_ENTITIES),
+        {"entity_ids": list(entity_ids), "replacing": list(replacing)},
+        database_=database,
+        routing_=neo4j.RoutingControl.READ,
+    ).records
+    return {r["id"] for r in records}
+
+
 def write_documents(
     driver: neo4j.Driver,
     database: str,
     documents: Sequence[EmbeddedDocument],
     entities: Sequence[EntityRecord],
     entity_vectors: Vectors,
-) -> None:
-    """Replace these documents (whole) in one transaction."""
+    embedded_entities: Sequence[EntityRecord] = (),
+) -> list[str]:
+    """Replace these documents (whole) in one transaction.
+
+    ``entities`` come with the embeddings of their names (``entity_vectors``, row for row);
+    ``embedded_entities`` are mentioned too but already have an embedding in the graph
+    (``embedded_entity_ids``), so they are written without one. Returns the ids of entities
+    left without an embedding: one of ``embedded_entities`` that was removed in the meantime
+    (by a concurrent delete) and was created again here. Normally empty; such an entity gets its
+    embedding the next time it is written.
+    """
     if not documents:
-        return
+        return []
     ids = [d.source.id for d in documents]
+    entity_rows = [
+        _entity_row(entity, vector.tolist())
+        for entity, vector in zip(entities, entity_vectors, strict=True)
+    ] + [_entity_row(entity, None) for entity in embedded_entities]
     params: list[tuple[Query, dict[str, Any]]] = [
         (Query.UPSERT_DOCUMENTS, {"documents": [_document_row(d) for d in documents]}),
         (Query.FILE_DOCUMENTS, {"documents": [_filing_row(d.source) for d in documents]}),
         (Query.CREATE_CHUNKS, {"chunks": [row for d in documents for row in _chunk_rows(d)]}),
-        (
-            Query.UPSERT_ENTITIES,
-            {
-                "entities": [
-                    {
-                        "id": e.id,
-                        "name": e.name,
-                        "type": e.type,
-                        "aliases": list(e.aliases),
-                        "embedding": vector.tolist(),
-                    }
-                    for e, vector in zip(entities, entity_vectors, strict=True)
-                ]
-            },
-        ),
+    ]
+    after_entities: list[tuple[Query, dict[str, Any]]] = [
         (
             Query.CREATE_MENTIONS,
             {
@@ -107,38 +124,56 @@ def write_documents(
         ),
     ]
 
-    def work(tx: neo4j.ManagedTransaction) -> None:
+    def work(tx: neo4j.ManagedTransaction) -> list[str]:
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
-        previously_mentioned = old["entity_ids"] if old else []
-        previously_waiting = old["placeholder_keys"] if old else []
         for query, parameters in params:
-            tx.run(cypher(query), parameters).consume()
-        tx.run(cypher(Query.DELETE_ORPHAN_ENTITIES), entity_ids=previously_mentioned).consume()
-        tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS), keys=previously_waiting).consume()
+            _run_rows(tx, query, parameters)
+        upserted = (
+            tx.run(cypher(Query.UPSERT_ENTITIES), entities=entity_rows).single()
+            if entity_rows
+            else None
+        )
+        for query, parameters in after_entities:
+            _run_rows(tx, query, parameters)
+        _delete_orphans(tx, old)
+        return list(upserted["without_embedding"]) if upserted else []
 
     with driver.session(database=database) as session:
-        session.execute_write(work)
+        return session.execute_write(work)
 
 
 def delete_documents(driver: neo4j.Driver, database: str, ids: Sequence[str]) -> int:
-    """Remove documents, their content and entities no one mentions any more; links into them
-    wait on a placeholder so they resolve again if the documents come back. Returns the count."""
+    """Remove documents, their content and entities and index terms no one uses any more; links
+    into them wait on a placeholder so they resolve again if the documents come back. Returns
+    the count."""
 
     def work(tx: neo4j.ManagedTransaction) -> int:
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=list(ids)).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=list(ids)).single()
         deleted = tx.run(cypher(Query.DELETE_DOCUMENTS), ids=list(ids)).single()
-        tx.run(
-            cypher(Query.DELETE_ORPHAN_ENTITIES), entity_ids=old["entity_ids"] if old else []
-        ).consume()
-        tx.run(
-            cypher(Query.DELETE_ORPHAN_PLACEHOLDERS), keys=old["placeholder_keys"] if old else []
-        ).consume()
+        _delete_orphans(tx, old)
         return int(deleted["deleted"]) if deleted else 0
 
     with driver.session(database=database) as session:
         return session.execute_write(work)
+
+
+def _run_rows(tx: neo4j.ManagedTransaction, query: Query, parameters: dict[str, Any]) -> None:
+    """Run an ``UNWIND $rows`` statement (its one parameter), unless there are no rows: nothing
+    to do then, and a round trip (and, on a fresh server, a query plan) saved."""
+    if any(parameters.values()):
+        tx.run(cypher(query), parameters).consume()
+
+
+def _delete_orphans(tx: neo4j.ManagedTransaction, old: neo4j.Record | None) -> None:
+    """Remove what the deleted chunks (``delete_document_content.cypher``'s record) were the
+    last to use: entities, link placeholders and index terms."""
+    if old is None:
+        return
+    _run_rows(tx, Query.DELETE_ORPHAN_ENTITIES, {"entity_ids": old["entity_ids"]})
+    _run_rows(tx, Query.DELETE_ORPHAN_PLACEHOLDERS, {"keys": old["placeholder_keys"]})
+    _run_rows(tx, Query.DELETE_ORPHAN_TERMS, {"texts": old["term_texts"]})
 
 
 def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
@@ -158,6 +193,16 @@ def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
 
 
 # --- rows ---------------------------------------------------------------------------------------
+def _entity_row(entity: EntityRecord, embedding: list[float] | None) -> dict[str, Any]:
+    return {
+        "id": entity.id,
+        "name": entity.name,
+        "type": entity.type,
+        "aliases": list(entity.aliases),
+        "embedding": embedding,
+    }
+
+
 def _document_row(document: EmbeddedDocument) -> dict[str, Any]:
     source = document.source
     properties: dict[str, Any] = {

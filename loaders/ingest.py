@@ -25,6 +25,7 @@ from loaders.graph_writer import (
     EmbeddedDocument,
     EntityRecord,
     delete_documents,
+    embedded_entity_ids,
     existing_hashes,
     merge_entities,
     write_documents,
@@ -53,6 +54,9 @@ class IngestStats:
     write_s: float = 0.0  # Neo4j transactions (in the writer thread, overlapping the above)
     write_wait_s: float = 0.0  # waiting for the writer: the part of write_s not overlapped
     seconds: float = 0.0  # end to end (less than the sum of the stages when they overlap)
+    # (chunks, write seconds) of each batch written, in order: on a fresh server the first
+    # batch also pays for planning every statement.
+    batch_writes: list[tuple[int, float]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
 
@@ -80,12 +84,18 @@ class _Prepared:
     n_unchanged: int
     warnings: list[str]
     documents: list[EmbeddedDocument]
-    entities: list[EntityRecord]
-    entity_vectors: Vectors
+    entities: list[EntityRecord]  # to be written with the embeddings of their names ...
+    entity_vectors: Vectors  # ... these, row for row
+    embedded_entities: list[EntityRecord]  # already embedded in the graph: written without
 
     @property
     def hashes(self) -> dict[str, str]:
         return {d.source.id: d.content_hash for d in self.documents}
+
+    @property
+    def entity_ids(self) -> set[str]:
+        """Every entity the batch mentions: each has an embedding once the batch committed."""
+        return {e.id for e in self.entities} | {e.id for e in self.embedded_entities}
 
     def count_into(self, stats: IngestStats) -> None:
         stats.documents += self.n_documents
@@ -103,7 +113,7 @@ class _Pending:
     """A batch whose write was handed to the writer thread."""
 
     prepared: _Prepared
-    write: Future[float]
+    write: Future[tuple[float, list[str]]]
 
 
 class Ingestor:
@@ -148,9 +158,18 @@ class Ingestor:
 
         def finish(pending: _Pending) -> None:
             clock = time.perf_counter()
-            stats.write_s += pending.write.result()
+            seconds, without_embedding = pending.write.result()
+            stats.write_s += seconds
             stats.write_wait_s += time.perf_counter() - clock
             pending.prepared.count_into(stats)
+            if pending.prepared.documents:
+                chunks = sum(len(d.chunks) for d in pending.prepared.documents)
+                stats.batch_writes.append((chunks, seconds))
+            if without_embedding:
+                stats.warnings.append(
+                    f"{len(without_embedding)} entities written without an embedding (removed"
+                    " while the batch was prepared); they get one when next ingested"
+                )
             stats.seconds = time.perf_counter() - started
             if on_progress is not None:
                 on_progress(stats)
@@ -158,8 +177,7 @@ class Ingestor:
         with ThreadPoolExecutor(max_workers=1, thread_name_prefix="anchorgraph-write") as writer:
             pending: _Pending | None = None
             for batch in _batches(documents, self.batch_size):
-                in_flight = pending.prepared.hashes if pending is not None else {}
-                prepared = self._prepare(batch, stats, in_flight)
+                prepared = self._prepare(batch, stats, pending.prepared if pending else None)
                 if pending is not None:
                     finish(pending)
                 pending = _Pending(prepared, writer.submit(self._write, prepared))
@@ -192,12 +210,14 @@ class Ingestor:
 
     # --- stages -------------------------------------------------------------------------------
     def _prepare(
-        self, batch: list[SourceDocument], stats: IngestStats, in_flight: dict[str, str]
+        self, batch: list[SourceDocument], stats: IngestStats, in_flight: _Prepared | None
     ) -> _Prepared:
         """Hash, parse and embed a batch: everything but the write (timed into ``stats``).
 
-        ``in_flight`` holds the content hashes of the batch being written right now: it commits
-        before this one is written, so its documents count as already in the graph.
+        ``in_flight`` is the batch being written right now: it commits before this one is
+        written, so its documents count as already in the graph, and so do the embeddings of the
+        entities it mentions. Entity names are embedded only for entities without an embedding
+        in the graph by then (new ones, mostly).
         """
         # The last of several documents with one id wins, as it would across batches.
         by_id = {document.id: document for document in batch}
@@ -205,14 +225,15 @@ class Ingestor:
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
         known = existing_hashes(self.driver, self.database, list(by_id))
-        known.update((id_, digest) for id_, digest in in_flight.items() if id_ in by_id)
+        if in_flight is not None:
+            known.update((id_, d) for id_, d in in_flight.hashes.items() if id_ in by_id)
         todo: list[tuple[SourceDocument, str]] = []
         for document in by_id.values():
             digest = self.content_hash(document)
             if known.get(document.id) != digest:
                 todo.append((document, digest))
         if not todo:
-            return _Prepared(len(batch), len(by_id), warnings, [], [], _no_vectors(self))
+            return _Prepared(len(batch), len(by_id), warnings, [], [], _no_vectors(self), [])
 
         clock = time.perf_counter()
         parsed = self._parse(todo)
@@ -220,23 +241,51 @@ class Ingestor:
 
         clock = time.perf_counter()
         embedded = self._embed(parsed)
-        entities = merge_entities(embedded)
-        entity_vectors = self._vectors([entity.name for entity in entities])
         stats.embed_s += time.perf_counter() - clock
-        unchanged = len(by_id) - len(todo)
-        return _Prepared(len(batch), unchanged, warnings, embedded, entities, entity_vectors)
+        entities = merge_entities(embedded)
+        has_embedding = self._embedded_entities(entities, in_flight)
 
-    def _write(self, prepared: _Prepared) -> float:
-        """Write one prepared batch (in the writer thread); returns the seconds it took."""
         clock = time.perf_counter()
-        write_documents(
+        to_embed = [entity for entity in entities if entity.id not in has_embedding]
+        entity_vectors = self._vectors([entity.name for entity in to_embed])
+        stats.embed_s += time.perf_counter() - clock
+        return _Prepared(
+            len(batch),
+            len(by_id) - len(todo),
+            warnings,
+            embedded,
+            to_embed,
+            entity_vectors,
+            [entity for entity in entities if entity.id in has_embedding],
+        )
+
+    def _embedded_entities(
+        self, entities: list[EntityRecord], in_flight: _Prepared | None
+    ) -> set[str]:
+        """Ids of those entities that will have an embedding when this batch is written."""
+        in_flight_entities = in_flight.entity_ids if in_flight is not None else set()
+        in_flight_documents = list(in_flight.hashes) if in_flight is not None else []
+        in_graph = embedded_entity_ids(
+            self.driver,
+            self.database,
+            [entity.id for entity in entities if entity.id not in in_flight_entities],
+            replacing=in_flight_documents,
+        )
+        return in_graph | {entity.id for entity in entities if entity.id in in_flight_entities}
+
+    def _write(self, prepared: _Prepared) -> tuple[float, list[str]]:
+        """Write one prepared batch (in the writer thread); returns the seconds it took and the
+        ids of entities left without an embedding (normally none)."""
+        clock = time.perf_counter()
+        without_embedding = write_documents(
             self.driver,
             self.database,
             prepared.documents,
             prepared.entities,
             prepared.entity_vectors,
+            prepared.embedded_entities,
         )
-        return time.perf_counter() - clock
+        return time.perf_counter() - clock, without_embedding
 
     def _parse(self, todo: list[tuple[SourceDocument, str]]) -> list[_Parsed]:
         chunked = [

@@ -1,14 +1,23 @@
 // Create entities, or add newly seen aliases to existing ones; alias_text feeds the full-text
-// index. A new entity gets the embedding of its name.
-// Parameters: $entities (list of {id, name, type, aliases: list<string>, embedding}).
-// Returns: nothing.
+// index. An entity without an embedding gets the row's (the embedding of its name); rows of
+// entities the caller knows to be embedded already carry none (embedded_entities.cypher).
+// Parameters: $entities (list of {id, name, type, aliases: list<string>, embedding: list<float>
+// or null}).
+// Returns: without_embedding (ids of entities still without an embedding: their row had none,
+// and the graph had none either; normally empty).
 UNWIND $entities AS row
 MERGE (e:Entity {id: row.id})
 ON CREATE SET e.name = row.name, e.type = row.type, e.aliases = []
-WITH e, row, e.embedding IS NULL AS is_new
+WITH e, row, e.embedding IS NULL AS lacks_embedding
 SET e.aliases = reduce(known = e.aliases, alias IN row.aliases |
       CASE WHEN alias IN known THEN known ELSE known + alias END)
 SET e.alias_text = reduce(text = '', alias IN e.aliases | text + ' ' + alias)
-WITH e, row
-WHERE is_new
-CALL db.create.setNodeVectorProperty(e, 'embedding', row.embedding);
+WITH e, row, lacks_embedding
+CALL (e, row, lacks_embedding) {
+  WITH *
+  WHERE lacks_embedding AND row.embedding IS NOT NULL
+  CALL db.create.setNodeVectorProperty(e, 'embedding', row.embedding)
+}
+WITH row
+WHERE lacks_embedding AND row.embedding IS NULL
+RETURN collect(row.id) AS without_embedding;

@@ -34,6 +34,7 @@ class Query(StrEnum):
     UPSERT_DOCUMENTS = "load/upsert_documents"
     FILE_DOCUMENTS = "load/file_documents"
     CREATE_CHUNKS = "load/create_chunks"
+    EMBEDDED_ENTITIES = "load/embedded_entities"
     UPSERT_ENTITIES = "load/upsert_entities"
     CREATE_MENTIONS = "load/create_mentions"
     CREATE_TRIPLES = "load/create_triples"
@@ -41,6 +42,7 @@ class Query(StrEnum):
     RESOLVE_UNRESOLVED = "load/resolve_unresolved"
     DELETE_ORPHAN_ENTITIES = "load/delete_orphan_entities"
     DELETE_ORPHAN_PLACEHOLDERS = "load/delete_orphan_placeholders"
+    DELETE_ORPHAN_TERMS = "load/delete_orphan_terms"
     DELETE_DOCUMENTS = "load/delete_documents"
     # search: query analysis, candidate paths, scoring (service/retrieval)
     DETECT_ENTITIES = "search/detect_entities"

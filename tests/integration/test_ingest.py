@@ -1,9 +1,11 @@
 """Ingestion against the real server with the real model: graph shape, idempotence, updates,
-deletes, link resolution in any order, entity merging, and atomic batches."""
+deletes, link resolution in any order, entity merging and embeddings, orphan index terms, and
+atomic batches."""
 
 from __future__ import annotations
 
 import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 
 import neo4j
@@ -13,6 +15,7 @@ from loaders.entities import EntityExtractor, load_gazetteer
 from loaders.ingest import Ingestor
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
+from loaders.terms import index_terms
 from service.embedding import Embedder, Vectors
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
@@ -187,6 +190,109 @@ def test_spellings_and_aliases_meet_in_one_entity(ingestor: Ingestor) -> None:
     )
     found = entity_documents(ingestor.driver, ["museu de arte contemporânea"])
     assert sorted(found["museu de arte contemporânea"]) == ["one.md", "three.md", "two.md"]
+
+
+def graph_terms(driver: neo4j.Driver) -> set[str]:
+    return {r["text"] for r in driver.execute_query("MATCH (t:Term) RETURN t.text AS text").records}
+
+
+def chunk_terms(driver: neo4j.Driver) -> set[str]:
+    """The index terms the chunks in the graph have, computed afresh from their text."""
+    records = driver.execute_query("MATCH (c:Chunk) RETURN c.text AS text").records
+    return {term for r in records for term in index_terms(r["text"])}
+
+
+def test_index_terms_no_chunk_uses_any_more_are_removed(ingestor: Ingestor) -> None:
+    ingestor.ingest(
+        [
+            markdown("one.md", "# One\n\nZebras graze quietly beside okapis."),
+            markdown("two.md", "# Two\n\nZebras sleep standing."),
+        ]
+    )
+    assert {"zebras", "okapis", "sleep"} <= graph_terms(ingestor.driver)
+    assert graph_terms(ingestor.driver) == chunk_terms(ingestor.driver)
+
+    # Replacing a document drops the terms only its old version had, keeps shared ones.
+    ingestor.ingest([markdown("two.md", "# Two\n\nZebras dream standing.")])
+    terms = graph_terms(ingestor.driver)
+    assert "sleep" not in terms and {"dream", "zebras", "standing"} <= terms
+    assert terms == chunk_terms(ingestor.driver)
+
+    # Deleting one does too; a term another document still uses stays, with its degree.
+    assert ingestor.delete(["one.md"]) == 1
+    terms = graph_terms(ingestor.driver)
+    assert not terms & {"okapis", "graze", "quietly", "one"}
+    assert terms == chunk_terms(ingestor.driver) == index_terms("Two Zebras dream standing").keys()
+    assert summary(ingestor.driver)["relationship:HAS_TERM"] == len(terms)
+
+
+def entities_without_embedding(driver: neo4j.Driver) -> list[str]:
+    records = driver.execute_query(
+        "MATCH (e:Entity) WHERE e.embedding IS NULL RETURN e.id AS id"
+    ).records
+    return [r["id"] for r in records]
+
+
+def test_every_entity_has_an_embedding_sent_once(
+    clean_graph: neo4j.Driver,
+    settings: Settings,
+    embedder: Embedder,
+    extractor: EntityExtractor,
+    sample: list[SourceDocument],
+) -> None:
+    # Small batches: entities recur across batches, some while the batch naming them first is
+    # still being written.
+    counting = CountingEmbedder(embedder)
+    make_ingestor(clean_graph, settings, counting, extractor, batch_size=2).ingest(sample)
+    assert summary(clean_graph)["node:Entity"] > 10
+    assert entities_without_embedding(clean_graph) == []
+    # Each entity's name was embedded once, in the batch that created it: later batches naming
+    # it again reuse the vector in the graph.
+    names = [
+        r["name"]
+        for r in clean_graph.execute_query("MATCH (e:Entity) RETURN e.name AS name").records
+    ]
+    assert Counter(text for text in counting.texts if text in set(names)) == Counter(names)
+
+
+def entity_name_set(driver: neo4j.Driver) -> set[str]:
+    return {
+        r["name"] for r in driver.execute_query("MATCH (e:Entity) RETURN e.name AS name").records
+    }
+
+
+def test_an_entity_orphaned_by_the_batch_in_flight_gets_its_embedding_again(
+    clean_graph: neo4j.Driver, settings: Settings, embedder: Embedder, extractor: EntityExtractor
+) -> None:
+    ingestor = make_ingestor(clean_graph, settings, embedder, extractor, batch_size=1)
+    ingestor.ingest([markdown("x.md", "# X\n\nThe unit SN-4711-AB-77 failed on Monday.")])
+    (serial,) = [e for e in entity_name_set(clean_graph) if "4711" in e]
+    # The first batch removes x.md's mention, so the entity goes with it, while the second
+    # batch, prepared during that write, names it again: it must come back with an embedding.
+    stats = ingestor.ingest(
+        [
+            markdown("x.md", "# X\n\nNothing to report on Monday."),
+            markdown("y.md", "# Y\n\nThe unit SN-4711-AB-77 was repaired."),
+        ]
+    )
+    assert stats.written == 2 and not stats.warnings
+    assert serial in entity_name_set(clean_graph)
+    assert entities_without_embedding(clean_graph) == []
+
+
+class CountingEmbedder:
+    """Delegates to the real model and records every text it embeds."""
+
+    def __init__(self, inner: Embedder) -> None:
+        self.inner, self.texts = inner, list[str]()
+        self.name, self.dimension = inner.name, inner.dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        self.texts.extend(texts)
+        return self.inner.embed(texts)
+
+    def count_tokens(self, text: str) -> int:
+        return self.inner.count_tokens(text)
 
 
 class FailingEmbedder:
