@@ -152,10 +152,7 @@ def search_options(overrides: dict[str, str]) -> dict[str, Any]:
             options[key] = value
         else:
             raise ValueError(f"unknown search option {key!r}")
-    if "weights" in options:  # a partial map keeps the default weights of the other paths
-        defaults = SearchOptions(query="x").weights
-        options["weights"] = {**{str(k): v for k, v in defaults.items()}, **options["weights"]}
-    return options
+    return options  # a partial weight map keeps the level's defaults for the other paths
 
 
 # --- ours ---------------------------------------------------------------------------------------

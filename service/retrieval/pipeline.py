@@ -220,7 +220,7 @@ def _fuse(
     may have run only for S_text)."""
     ranking = {str(path) for path in options.active_paths()}
     scores = {path: values for path, values in normalised.items() if path in ranking}
-    weights = {str(path): weight for path, weight in options.weights.items()}
+    weights = {str(path): weight for path, weight in options.path_weights().items()}
     return fuse(scores, options.fusion, weights, options.rrf_k)
 
 

@@ -44,14 +44,27 @@ class Mode(StrEnum):
     MULTISIGNAL = "multisignal"
 
 
-DEFAULT_PATH_WEIGHTS: dict[PathName, float] = {
-    PathName.DENSE: 1.0,
-    PathName.BM25: 1.0,
-    PathName.TFIDF: 0.5,
-    PathName.METADATA: 0.5,
-    PathName.ENTITY: 0.25,
-    PathName.DOC_DENSE: 1.0,
-    PathName.DOC_BM25: 1.0,
+# Default weights per level, chosen on SciFact train and NFCorpus dev only (docs/benchmarks.md;
+# `python -m service.evaluation.tune`): dense against BM25 at about 0.7 / 0.3 with L2
+# normalisation; at document level BM25 over whole documents takes the lexical share and the
+# document embedding joins. Metadata, entity boosting and TF-IDF stay small: they bring
+# candidates in (identifiers, named entities, rare exact terms) but on those benchmarks every
+# 0.1 of their weight cost up to 0.03 NDCG@10.
+CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
+    PathName.DENSE: 0.7,
+    PathName.BM25: 0.3,
+    PathName.TFIDF: 0.05,
+    PathName.METADATA: 0.05,
+    PathName.ENTITY: 0.05,
+}
+DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
+    PathName.DENSE: 0.7,
+    PathName.DOC_BM25: 0.3,
+    PathName.DOC_DENSE: 0.2,
+    PathName.BM25: 0.1,
+    PathName.TFIDF: 0.05,
+    PathName.METADATA: 0.05,
+    PathName.ENTITY: 0.05,
 }
 
 ShortText = Annotated[str, StringConstraints(max_length=512)]
@@ -114,10 +127,11 @@ class SearchOptions(BaseModel):
     paths: list[PathName] | None = Field(
         default=None, description="Paths fused in hybrid and multisignal modes; default: all."
     )
-    normalisation: Normalisation = Normalisation.MIN_MAX
+    normalisation: Normalisation = Normalisation.L2
     fusion: Fusion = Fusion.WEIGHTED_SUM
     weights: dict[PathName, Annotated[float, Field(ge=0)]] = Field(
-        default_factory=lambda: dict(DEFAULT_PATH_WEIGHTS)
+        default_factory=dict,
+        description="Per path; a path left out keeps its default weight for the level.",
     )
     rrf_k: int = Field(60, ge=0)
     signal_weights: SignalWeightsIn = Field(default_factory=SignalWeightsIn)
@@ -136,6 +150,11 @@ class SearchOptions(BaseModel):
                 "doc_dense and doc_bm25 rank whole documents: ask for level 'document'"
             )
         return self
+
+    def path_weights(self) -> dict[PathName, float]:
+        """The level's default weights, overridden by the request's."""
+        defaults = DOCUMENT_PATH_WEIGHTS if self.document_level else CHUNK_PATH_WEIGHTS
+        return {**defaults, **self.weights}
 
     @property
     def document_level(self) -> bool:

@@ -98,7 +98,7 @@ def test_entity_boosting_reaches_beyond_the_dense_pool(context: SearchContext) -
     query = "relay maintenance schedule by Orvalho Labs"
     dense = run(context, query, mode=Mode.DENSE, level="document", k=2, k_over=2)
     boosted = run(context, query, paths=[PathName.DENSE, PathName.ENTITY], k=2, k_over=2,
-                  level="document")  # fmt: skip
+                  level="document", weights={PathName.ENTITY: 1.0})  # fmt: skip
     assert "lab/scales.md" not in documents(dense)
     assert "orvalho labs" in {e.id for e in boosted.entities if e.how == "exact"}
     assert "lab/scales.md" in documents(boosted)
@@ -169,12 +169,6 @@ def test_document_level_fuses_documents_with_the_document_paths(
     document_filter = Filters(folders=["lab"])
     filtered = run(context, query, level="document", filters=document_filter, k=20)
     assert filtered.hits and all(h.document_id.startswith("lab/") for h in filtered.hits)
-
-
-def test_document_paths_need_document_level() -> None:
-    with pytest.raises(ValueError, match="level 'document'"):
-        SearchOptions(query="q", paths=[PathName.DENSE, PathName.DOC_BM25])
-    assert SearchOptions(query="q", level="document", paths=[PathName.DOC_BM25])
 
 
 def test_threshold_and_k(context: SearchContext) -> None:

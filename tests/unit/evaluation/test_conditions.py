@@ -16,6 +16,7 @@ from service.evaluation.conditions import (
     search_options,
     tokenize,
 )
+from service.retrieval.types import DOCUMENT_PATH_WEIGHTS, PathName, SearchOptions
 
 
 def test_tokenisation_is_lowercase_word_runs() -> None:
@@ -72,8 +73,10 @@ def test_overrides_become_search_options() -> None:
     )
     assert options["k_over"] == 300
     assert options["paths"] == ["dense", "bm25"]
-    assert options["weights"]["bm25"] == 0.5
-    assert options["weights"]["dense"] == 1.0  # the other defaults are kept
+    assert options["weights"] == {"bm25": 0.5}
     assert options["fusion"] == "rrf"
+    resolved = SearchOptions(query="q", level="document", **options).path_weights()
+    assert resolved[PathName.BM25] == 0.5
+    assert resolved[PathName.DENSE] == DOCUMENT_PATH_WEIGHTS[PathName.DENSE]  # defaults kept
     with pytest.raises(ValueError, match="unknown search option"):
         search_options({"colour": "blue"})
