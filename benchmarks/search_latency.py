@@ -116,8 +116,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--vectors",
         choices=("model", "random"),
         default="model",
-        help="Generated corpus: the model's embeddings of its text (default; ~10 min for 100k "
-        "chunks) or seeded random unit vectors (fast; the worst case for HNSW).",
+        help="Generated corpus: the model's embeddings of its text (default; slow: MiniLM "
+        "embeds ~30 such chunks/s on a 2-core machine, ~1 h for 100k) or seeded random unit "
+        "vectors (minutes; the worst case for HNSW).",
     )
     parser.add_argument(
         "--torch-threads",
