@@ -63,6 +63,10 @@ class IngestStats:
 ProgressCallback = Callable[[IngestStats], None]
 
 
+# A document to write, its content hash and its chunks.
+_Chunked = tuple[SourceDocument, str, list[Chunk]]
+
+
 @dataclass(frozen=True)
 class _Parsed:
     source: SourceDocument
@@ -174,10 +178,14 @@ class Ingestor:
             if on_progress is not None:
                 on_progress(stats)
 
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="anchorgraph-write") as writer:
+        with (
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="anchorgraph-write") as writer,
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="anchorgraph-nlp") as nlp,
+        ):
             pending: _Pending | None = None
             for batch in _batches(documents, self.batch_size):
-                prepared = self._prepare(batch, stats, pending.prepared if pending else None)
+                in_flight = pending.prepared if pending else None
+                prepared = self._prepare(batch, stats, in_flight, nlp)
                 if pending is not None:
                     finish(pending)
                 pending = _Pending(prepared, writer.submit(self._write, prepared))
@@ -210,7 +218,11 @@ class Ingestor:
 
     # --- stages -------------------------------------------------------------------------------
     def _prepare(
-        self, batch: list[SourceDocument], stats: IngestStats, in_flight: _Prepared | None
+        self,
+        batch: list[SourceDocument],
+        stats: IngestStats,
+        in_flight: _Prepared | None,
+        nlp: ThreadPoolExecutor,
     ) -> _Prepared:
         """Hash, parse and embed a batch: everything but the write (timed into ``stats``).
 
@@ -235,12 +247,24 @@ class Ingestor:
         if not todo:
             return _Prepared(len(batch), len(by_id), warnings, [], [], _no_vectors(self), [])
 
+        # Entities and triples (spaCy) are extracted in the nlp thread while this thread embeds
+        # the chunks: on two cores the pipeline then costs little more than the model alone.
+        # Chunking stays here: it uses the model's tokenizer, which must not run in two threads.
         clock = time.perf_counter()
-        parsed = self._parse(todo)
+        chunked = self._chunk(todo)
+        extracted = nlp.submit(self.extractor.extract, [c for _, _, cs in chunked for c in cs])
         stats.parse_s += time.perf_counter() - clock
 
         clock = time.perf_counter()
-        embedded = self._embed(parsed)
+        chunk_vectors = self._vectors([c.text for _, _, cs in chunked for c in cs])
+        stats.embed_s += time.perf_counter() - clock
+
+        clock = time.perf_counter()
+        parsed = self._parse(chunked, *extracted.result())
+        stats.parse_s += time.perf_counter() - clock
+
+        clock = time.perf_counter()
+        embedded = self._embed(parsed, chunk_vectors)
         stats.embed_s += time.perf_counter() - clock
         entities = merge_entities(embedded)
         has_embedding = self._embedded_entities(entities, in_flight)
@@ -287,8 +311,8 @@ class Ingestor:
         )
         return time.perf_counter() - clock, without_embedding
 
-    def _parse(self, todo: list[tuple[SourceDocument, str]]) -> list[_Parsed]:
-        chunked = [
+    def _chunk(self, todo: list[tuple[SourceDocument, str]]) -> list[_Chunked]:
+        return [
             (
                 document,
                 digest,
@@ -301,9 +325,11 @@ class Ingestor:
             )
             for document, digest in todo
         ]
-        all_chunks = [chunk for _, _, chunks in chunked for chunk in chunks]
-        mentions, triples = self.extractor.extract(all_chunks)
-        owner = {chunk.id: chunk.document_id for chunk in all_chunks}
+
+    def _parse(
+        self, chunked: list[_Chunked], mentions: list[EntityMention], triples: list[Triple]
+    ) -> list[_Parsed]:
+        owner = {chunk.id: chunk.document_id for _, _, chunks in chunked for chunk in chunks}
         mentions_of: dict[str, list[EntityMention]] = defaultdict(list)
         for mention in mentions:
             mentions_of[owner[mention.chunk_id]].append(mention)
@@ -325,8 +351,7 @@ class Ingestor:
             for document, digest, chunks in chunked
         ]
 
-    def _embed(self, parsed: list[_Parsed]) -> list[EmbeddedDocument]:
-        chunk_vectors = self._vectors([c.text for p in parsed for c in p.chunks])
+    def _embed(self, parsed: list[_Parsed], chunk_vectors: Vectors) -> list[EmbeddedDocument]:
         triple_vectors = self._vectors([t.text for p in parsed for t in p.triples])
         embedded: list[EmbeddedDocument] = []
         chunk_at = triple_at = 0
