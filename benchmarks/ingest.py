@@ -91,7 +91,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     # Imported after argument parsing so that --help is instant (torch and spaCy are slow).
-    from service.graph.local_server import LocalNeo4j, free_port
+    from service.graph.local_server import LocalNeo4j, throwaway_settings
     from service.settings import Settings
 
     if args.neo4j_uri:
@@ -100,13 +100,8 @@ def main(argv: list[str] | None = None) -> int:
         server: LocalNeo4j | None = None
     else:
         home = Path(tempfile.mkdtemp(prefix="anchorgraph-bench-"))
-        settings = Settings(
-            _env_file=None,
-            neo4j_home=home / "neo4j",
-            neo4j_bolt_port=free_port(),
-            neo4j_http_port=free_port(),
-            neo4j_heap=args.neo4j_heap,
-            neo4j_pagecache=args.neo4j_pagecache,
+        settings = throwaway_settings(
+            home / "neo4j", heap=args.neo4j_heap, pagecache=args.neo4j_pagecache
         )
         server = LocalNeo4j(settings)
     try:
@@ -125,13 +120,13 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
     from rich.console import Console
 
     from loaders.entities import EntityExtractor
-    from loaders.ingest import Ingestor
     from loaders.read import read_path
     from service.cli import ingest_with_progress
     from service.embedding import load_embedder
     from service.graph.driver import connect
     from service.graph.queries import Query, cypher
     from service.graph.schema import apply_schema
+    from service.ingestion import make_ingestor
 
     log = Console(stderr=True)
     started_server = server is not None
@@ -157,15 +152,7 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
             # of this very run wrote to it).
             driver.execute_query(cypher(Query.DELETE_ALL), database_=settings.neo4j_database)
         apply_schema(driver, settings.neo4j_database, embedder.dimension)
-        ingestor = Ingestor(
-            driver,
-            embedder,
-            extractor,
-            database=settings.neo4j_database,
-            chunk_tokens=settings.chunk_tokens,
-            chunk_overlap=settings.chunk_overlap,
-            batch_size=args.batch_size,
-        )
+        ingestor = make_ingestor(settings, driver, embedder, extractor, batch_size=args.batch_size)
         neo4j_pid = server.status().pid if started_server else None
         cpu_before = (time.process_time(), _cpu_seconds(neo4j_pid))
         if args.no_progress:

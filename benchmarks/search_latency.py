@@ -165,7 +165,7 @@ def main(argv: list[str] | None = None) -> int:
     # A background run ignores SIGINT; make SIGTERM unwind too, so the started server is stopped.
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     # Imported after argument parsing so that --help is instant (torch and spaCy are slow).
-    from service.graph.local_server import LocalNeo4j, free_port
+    from service.graph.local_server import LocalNeo4j, throwaway_settings
     from service.settings import Settings
 
     server: LocalNeo4j | None = None
@@ -174,13 +174,8 @@ def main(argv: list[str] | None = None) -> int:
         settings = Settings(neo4j_uri=args.neo4j_uri)
     else:
         home = Path(tempfile.mkdtemp(prefix="anchorgraph-search-bench-"))
-        settings = Settings(
-            _env_file=None,
-            neo4j_home=home / "neo4j",
-            neo4j_bolt_port=free_port(),
-            neo4j_http_port=free_port(),
-            neo4j_heap=args.neo4j_heap,
-            neo4j_pagecache=args.neo4j_pagecache,
+        settings = throwaway_settings(
+            home / "neo4j", heap=args.neo4j_heap, pagecache=args.neo4j_pagecache
         )
         server = LocalNeo4j(settings)
         log(
@@ -912,21 +907,14 @@ def load_scifact(
     embedder: TimedEmbedder,
     extractor: Any,
 ) -> dict[str, Any]:
-    from loaders.ingest import Ingestor, IngestStats
+    from loaders.ingest import IngestStats
     from loaders.read import read_path
+    from service.ingestion import make_ingestor
 
     documents = list(
         read_path(args.scifact_dir / "corpus.jsonl", max_bytes=settings.max_document_bytes)
     )
-    ingestor = Ingestor(
-        driver,
-        embedder,
-        extractor,
-        database=settings.neo4j_database,
-        chunk_tokens=settings.chunk_tokens,
-        chunk_overlap=settings.chunk_overlap,
-        batch_size=64,
-    )
+    ingestor = make_ingestor(settings, driver, embedder, extractor)
     last = [0.0]
 
     def progress(stats: IngestStats) -> None:

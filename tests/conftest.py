@@ -17,7 +17,7 @@ import pytest
 from service.app import default_embedder
 from service.embedding import Embedder
 from service.graph.driver import connect
-from service.graph.local_server import LocalNeo4j, free_port
+from service.graph.local_server import LocalNeo4j, throwaway_settings
 from service.graph.queries import Query, cypher
 from service.graph.schema import apply_schema
 from service.settings import Settings
@@ -52,15 +52,8 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
         yield Settings(_env_file=None)
         return
     home = tmp_path_factory.mktemp("neo4j")
-    local = Settings(
-        _env_file=None,
-        neo4j_home=home,
-        neo4j_bolt_port=free_port(),
-        neo4j_http_port=free_port(),
-        # Small: the test graph is tiny and the machine is shared with the model.
-        neo4j_heap="1g",
-        neo4j_pagecache="256m",
-    )
+    # Small: the test graph is tiny and the machine is shared with the model.
+    local = throwaway_settings(home, heap="1g", pagecache="256m")
     server = LocalNeo4j(local)
     server.start()
     try:

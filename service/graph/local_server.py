@@ -361,3 +361,16 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+def throwaway_settings(home: Path, *, heap: str, pagecache: str) -> Settings:
+    """Settings of a private local Neo4j in ``home`` on free ports, ignoring any ``.env``
+    (for the test suite and the benchmark scripts, which start and remove their own)."""
+    return Settings(
+        _env_file=None,
+        neo4j_home=home,
+        neo4j_bolt_port=free_port(),
+        neo4j_http_port=free_port(),
+        neo4j_heap=heap,
+        neo4j_pagecache=pagecache,
+    )
