@@ -9,22 +9,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
 
 from service.errors import AnchorgraphError
 from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
 
 if TYPE_CHECKING:  # the loaders import spaCy; commands that need them import them late
-    from loaders.ingest import Ingestor, IngestStats
-    from loaders.model import SourceDocument
+    pass
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -144,7 +135,7 @@ def ingest(
     batch_size: Annotated[int, typer.Option(min=1, help="Documents per transaction.")] = 64,
 ) -> None:
     """Read documents and write them into the graph (unchanged ones are skipped)."""
-    from service.ingestion import build_ingestor, read_all
+    from service.ingestion import build_ingestor, ingest_with_progress, read_all
 
     settings = Settings()
     with _clear_errors():
@@ -282,7 +273,13 @@ def evaluate(
 
 
 def _load_sample(settings: Settings) -> None:
-    from service.ingestion import build_ingestor, read_all, sample_corpus, sample_gazetteer
+    from service.ingestion import (
+        build_ingestor,
+        ingest_with_progress,
+        read_all,
+        sample_corpus,
+        sample_gazetteer,
+    )
 
     with _clear_errors():
         documents, _ = read_all(settings, sample_corpus())
@@ -293,30 +290,6 @@ def _load_sample(settings: Settings) -> None:
         f"Sample corpus: {stats.written} documents written, {stats.unchanged} unchanged "
         f"({sample_corpus()})."
     )
-
-
-def ingest_with_progress(
-    ingestor: Ingestor, documents: list[SourceDocument], console: Console
-) -> IngestStats:
-    """Ingest with a progress bar: documents and chunks per second, and the time left."""
-    columns = (
-        TextColumn("[bold]ingest"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("ingest", total=len(documents), rate="")
-
-        def update(stats: IngestStats) -> None:
-            seconds = max(stats.seconds, 1e-9)
-            rate = f"{stats.documents / seconds:.1f} docs/s {stats.chunks / seconds:.1f} chunks/s"
-            progress.update(task, completed=stats.documents, rate=rate)
-
-        return ingestor.ingest(documents, on_progress=update)
 
 
 def _serve(settings: Settings, host: str | None, port: int | None) -> None:

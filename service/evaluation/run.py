@@ -49,6 +49,7 @@ from service.evaluation.report import (
     write_all,
 )
 from service.graph.local_server import LocalNeo4j, free_port
+from service.ingestion import ingest_with_progress
 from service.retrieval.pipeline import SearchContext
 from service.settings import Settings
 
@@ -211,26 +212,17 @@ def _ingest(
 ) -> IngestStats:
     if console is None:
         return ingestor.ingest(documents)
-    columns = (
-        TextColumn("[bold]ingest"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[rate]}"),
-        TimeElapsedColumn(),
-        TextColumn("ETA"),
-        TimeRemainingColumn(),
-    )
     heartbeat = Heartbeat(console)
-    with Progress(*columns, console=console) as progress:
-        task = progress.add_task("ingest", total=len(documents), rate="")
-
-        def update(stats: IngestStats) -> None:
-            seconds = max(stats.seconds, 1e-9)
-            rate = f"{stats.written} written, {stats.chunks / seconds:.1f} chunks/s"
-            progress.update(task, completed=stats.documents, rate=rate)
-            heartbeat(f"ingest {stats.documents}/{len(documents)} ({rate}, {seconds:.0f} s)")
-
-        return ingestor.ingest(documents, on_progress=update)
+    total = len(documents)
+    return ingest_with_progress(
+        ingestor,
+        documents,
+        console,
+        also=lambda stats, rate: heartbeat(
+            f"ingest {stats.documents}/{total} ({stats.written} written, {rate}, "
+            f"{stats.seconds:.0f} s)"
+        ),
+    )
 
 
 def graph_facts(driver: neo4j.Driver, database: str) -> dict[str, Any]:
