@@ -56,6 +56,7 @@ class Query(StrEnum):
     TFIDF_CHUNKS = "search/tfidf_chunks"
     METADATA_CHUNKS = "search/metadata_chunks"
     ENTITY_CHUNKS = "search/entity_chunks"
+    FEEDBACK_VECTORS = "search/feedback_vectors"
     DOCUMENT_SIGNALS = "search/document_signals"
     HYDRATE_CHUNKS = "search/hydrate_chunks"
     FIND_ENTITIES = "search/find_entities"

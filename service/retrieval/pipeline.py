@@ -1,7 +1,8 @@
 """A search, stage by stage: filter → analyse, with the candidate paths starting as soon as
 what each needs is known (lexical paths at once, dense paths once the query is embedded, the rest
-once its entities are found) → normalise and fuse → (multi-signal document scoring) →
-threshold and top k → hydrate.
+once its entities are found) → normalise and fuse → (pseudo-relevance feedback: the dense paths
+again with the query vector moved towards the top documents, and fuse again) → (multi-signal
+document scoring) → threshold and top k → hydrate.
 
 The stages are the pure functions of ``normalise``, ``fusion`` and ``scoring`` and the thin path
 classes of ``paths``; this module only strings them together, times each stage and counts the
@@ -15,7 +16,7 @@ import time
 from collections.abc import Collection, Iterator, Mapping
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 import neo4j
@@ -24,6 +25,7 @@ from loaders.entities import EntityExtractor
 from service.embedding import Embedder
 from service.graph.queries import Query, cypher
 from service.retrieval.analysis import analyse, embed, prepare
+from service.retrieval.feedback import rocchio
 from service.retrieval.fusion import FusedScore, fuse
 from service.retrieval.normalise import Normalisation, normalise
 from service.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath
@@ -135,9 +137,13 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
     found = paths.results()
 
     with trace.stage("fuse"):
-        keyed = _keyed(found, document_level=options.document_level)
-        normalised = _normalised_by_path(keyed, options)
-        ranked = _rank(_fuse(normalised, options), keyed, normalised)
+        ranked = _ranking(found, options)
+    feedback_ids: list[str] = []
+    if options.feedback_documents() and ranked:
+        with trace.stage("feedback"):
+            feedback_ids, found = _feedback(context, trace, query, options, allowed, ranked, found)
+        with trace.stage("fuse"):
+            ranked = _ranking(found, options)
     if options.mode is Mode.MULTISIGNAL and ranked:
         with trace.stage("multisignal"):
             ranked = _multisignal(trace, query, options, ranked, found)
@@ -155,6 +161,7 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
         entities=query.entities,
         identifiers=query.identifiers,
         candidates={str(path): len(candidates) for path, candidates in found.items()},
+        feedback_documents=feedback_ids,
         timings=trace.timings,
         round_trips=trace.round_trips,
         total_ms=round((time.perf_counter() - started) * 1000, 3),
@@ -171,14 +178,19 @@ class _Paths:
         trace: Trace,
         options: SearchOptions,
         allowed: Collection[str] | None,
+        only: Collection[PathName] | None = None,
+        stage: str = "paths",
     ) -> None:
+        """Runs the request's paths, or those of them in ``only``; ``stage`` names the timing
+        from construction until every result is in."""
         self._context, self._trace, self._options, self._allowed = context, trace, options, allowed
-        names = options.active_paths()
+        names = [name for name in options.active_paths() if only is None or name in only]
         if options.mode is Mode.MULTISIGNAL and PathName.BM25 not in names:
             names.append(PathName.BM25)  # S_text is the document's full-text match
         self._pending = names if allowed != set() else []  # nothing is allowed: nothing to run
         self._futures: dict[PathName, Future[list[Candidate]]] = {}
         self._started = time.perf_counter()
+        self._stage = stage
 
     def start(self, paths: Mapping[PathName, CandidatePath[Q]], query: Q) -> None:
         """Start those of ``paths`` this search runs and has not started yet."""
@@ -192,8 +204,36 @@ class _Paths:
 
     def results(self) -> dict[PathName, list[Candidate]]:
         found = {name: future.result() for name, future in self._futures.items()}
-        self._trace.record("paths", self._started)
+        self._trace.record(self._stage, self._started)
         return found
+
+
+def _feedback(
+    context: SearchContext,
+    trace: Trace,
+    query: AnalyzedQuery,
+    options: SearchOptions,
+    allowed: Collection[str] | None,
+    ranked: list[_Ranked],
+    found: dict[PathName, list[Candidate]],
+) -> tuple[list[str], dict[PathName, list[Candidate]]]:
+    """Pseudo-relevance feedback: the embeddings of the first ranking's top documents move the
+    query vector (``feedback.rocchio``) and the dense paths run again with it. Returns the
+    feedback documents and the candidates with the dense paths' replaced."""
+    top = list(dict.fromkeys(hit.document_id for hit in ranked))[: options.feedback_documents()]
+    records = trace.read(Query.FEEDBACK_VECTORS, {"document_ids": top})
+    vectors = [record["embedding"] for record in records]
+    moved = replace(query, vector=rocchio(query.vector, vectors, options.feedback_weight))
+    dense = _Paths(context, trace, options, allowed, only=DENSE_PATHS, stage="feedback paths")
+    dense.start(DENSE_PATHS, moved)
+    return [record["document_id"] for record in records], {**found, **dense.results()}
+
+
+def _ranking(found: Mapping[PathName, list[Candidate]], options: SearchOptions) -> list[_Ranked]:
+    """Best chunk (or document) per path → normalise per path → fuse → hits, best first."""
+    keyed = _keyed(found, document_level=options.document_level)
+    normalised = _normalised_by_path(keyed, options)
+    return _rank(_fuse(normalised, options), keyed, normalised)
 
 
 def _keyed(

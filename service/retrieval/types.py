@@ -67,6 +67,14 @@ DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.ENTITY: 0.05,
 }
 
+# Pseudo-relevance feedback of a hybrid document-level search, chosen with the weights above
+# (`python -m service.evaluation.tune feedback`): the top 3 documents of the first ranking move
+# the query vector by 0.3 of their centroid. Chunk-level searches leave it off by default, since
+# it costs a second dense round and their latency budget is tighter.
+DEFAULT_FEEDBACK_DOCUMENTS = 3
+DEFAULT_FEEDBACK_WEIGHT = 0.3
+DENSE_PATH_NAMES = frozenset({PathName.DENSE, PathName.DOC_DENSE})
+
 ShortText = Annotated[str, StringConstraints(max_length=512)]
 
 
@@ -140,6 +148,20 @@ class SearchOptions(BaseModel):
     explain: bool = Field(
         False, description="Add each path's raw and normalised score, rank and share to hits."
     )
+    feedback: int | None = Field(
+        None,
+        ge=0,
+        le=50,
+        description="Pseudo-relevance feedback: the query vector moves towards the top N "
+        "documents of a first ranking (Rocchio) and the dense paths run again. Default: "
+        f"{DEFAULT_FEEDBACK_DOCUMENTS} for hybrid searches at document level, else 0 (off).",
+    )
+    feedback_weight: float = Field(
+        DEFAULT_FEEDBACK_WEIGHT,
+        ge=0,
+        le=10,
+        description="How far feedback moves the query: q' = q + weight × (unit centroid).",
+    )
 
     @model_validator(mode="after")
     def _consistent(self) -> SearchOptions:
@@ -149,7 +171,20 @@ class SearchOptions(BaseModel):
             raise ValueError(
                 "doc_dense and doc_bm25 rank whole documents: ask for level 'document'"
             )
+        if self.feedback and not DENSE_PATH_NAMES.intersection(self.active_paths()):
+            raise ValueError(
+                "feedback moves the query vector and re-runs the dense paths: "
+                "this search has no dense or doc_dense path"
+            )
         return self
+
+    def feedback_documents(self) -> int:
+        """How many top documents feed the query vector back (0: no feedback)."""
+        if self.feedback is not None:
+            return self.feedback
+        dense = DENSE_PATH_NAMES.intersection(self.active_paths())
+        default = self.mode is Mode.HYBRID and self.level == "document" and bool(dense)
+        return DEFAULT_FEEDBACK_DOCUMENTS if default else 0
 
     def path_weights(self) -> dict[PathName, float]:
         """The level's default weights, overridden by the request's."""
@@ -300,6 +335,11 @@ class SearchResult(BaseModel):
     entities: list[DetectedEntity]
     identifiers: list[str]
     candidates: dict[str, int] = Field(description="Candidates each path returned.")
+    feedback_documents: list[str] = Field(
+        default_factory=list,
+        description="Documents whose embeddings moved the query vector (pseudo-relevance "
+        "feedback); the dense paths' scores are against the moved vector.",
+    )
     timings: list[StageTiming]
     round_trips: int
     total_ms: float

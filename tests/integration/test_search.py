@@ -171,6 +171,26 @@ def test_document_level_fuses_documents_with_the_document_paths(
     assert filtered.hits and all(h.document_id.startswith("lab/") for h in filtered.hits)
 
 
+def test_feedback_moves_the_dense_query_towards_the_first_ranking(context: SearchContext) -> None:
+    query = "calibration of the drawer scales"
+    plain = run(context, query, level="document", feedback=0, explain=True, k=10)
+    assert plain.feedback_documents == [] and "feedback" not in {t.stage for t in plain.timings}
+    fed = run(context, query, level="document", explain=True, k=10)  # the default: 3 documents
+    assert fed.feedback_documents == documents(plain)[:3]
+    assert "feedback" in {t.stage for t in fed.timings}
+    assert fed.round_trips == plain.round_trips + 3  # the vectors, then dense and doc_dense
+    top = documents(plain)[0]
+    before = next(hit.paths for hit in plain.hits if hit.document_id == top)
+    after = next(hit.paths for hit in fed.hits if hit.document_id == top)
+    assert after["doc_bm25"].raw == before["doc_bm25"].raw  # lexical paths ran once
+    assert after["doc_dense"].raw != pytest.approx(before["doc_dense"].raw)  # moved vector
+    # No move (weight 0) ranks exactly as no feedback.
+    still = run(context, query, level="document", feedback_weight=0, explain=True, k=10)
+    assert [(h.document_id, h.score) for h in still.hits] == [
+        (h.document_id, h.score) for h in plain.hits
+    ]
+
+
 def test_threshold_and_k(context: SearchContext) -> None:
     unrestricted = run(context, "AG-2048 battery life", k=8)
     assert len(unrestricted.hits) == 8
@@ -216,6 +236,11 @@ def test_rest_search_and_entities(
         assert client.post("/search", json={"query": "x", "mode": "magic"}).status_code == 422
         wrong_level = {"query": "x", "paths": ["doc_bm25"], "level": "chunk"}
         assert client.post("/search", json=wrong_level).status_code == 422
+        no_dense = {"query": "x", "mode": "bm25", "feedback": 2}
+        response = client.post("/search", json=no_dense)
+        assert response.status_code == 422 and "dense" in response.text
+        fed = client.post("/search", json={"query": "ZQ-4471-B", "level": "document"}).json()
+        assert len(fed["feedback_documents"]) == 3
         entities = client.get("/entities", params={"q": "MAC"}).json()
         assert entities[0]["id"] == "museu de arte contemporânea" and entities[0]["exact"]
         assert entities[0]["documents"] >= 3
