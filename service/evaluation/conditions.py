@@ -144,9 +144,9 @@ def search_options(overrides: dict[str, str]) -> dict[str, Any]:
         elif key in {"weights", "signal_weights"}:
             pairs = (item.partition(":") for item in value.split("+") if item)
             options[key] = {k: float(v) for k, _, v in pairs}
-        elif key in {"k_over", "rrf_k"}:
+        elif key in {"k_over", "rrf_k", "feedback"}:
             options[key] = int(value)
-        elif key == "threshold":
+        elif key in {"threshold", "feedback_weight"}:
             options[key] = float(value)
         elif key in {"mode", "normalisation", "fusion"}:
             options[key] = value

@@ -17,6 +17,15 @@ normalised and fused.
     python -m service.evaluation.tune collect --dataset ../shared/datasets/scifact --split train
     python -m service.evaluation.tune grid benchmarks/out/tune/scifact-train.json.gz \\
         benchmarks/out/tune/nfcorpus-dev.json.gz
+
+``feedback`` replays pseudo-relevance feedback on top of the engine's default document-level
+setting: for each (documents, weight) the query vector moves towards the first ranking's top
+documents (``service.retrieval.feedback.rocchio``) and the dense paths are scored again exactly,
+in memory, from every chunk and document vector of the evaluation graph (fetched once into
+``<cache>.vectors.npz``, with the queries embedded as the engine embeds them).
+
+    python -m service.evaluation.tune feedback benchmarks/out/tune/scifact-train.json.gz \\
+        benchmarks/out/tune/nfcorpus-dev.json.gz
 """
 
 from __future__ import annotations
@@ -27,10 +36,12 @@ import itertools
 import json
 import math
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+import numpy.typing as npt
 from rich.console import Console
 
 from service.evaluation.datasets import Qrels
@@ -386,6 +397,129 @@ def table(replays: Sequence[Replay], scored: Sequence[Scored], top: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+# --- feedback -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Vectors:
+    """Every chunk and document vector of an evaluation graph, and the split's query vectors."""
+
+    chunk_ids: npt.NDArray[np.str_]
+    chunk_documents: npt.NDArray[np.str_]
+    chunks: npt.NDArray[np.float32]
+    document_ids: npt.NDArray[np.str_]
+    documents: npt.NDArray[np.float32]
+    queries: dict[str, npt.NDArray[np.float32]]
+
+    @classmethod
+    def load(cls, path: Path) -> Vectors:
+        data = np.load(path)
+        queries = dict(zip(data["query_ids"].tolist(), data["queries"], strict=True))
+        return cls(
+            data["chunk_ids"], data["chunk_documents"], data["chunks"],
+            data["document_ids"], data["documents"], queries,
+        )  # fmt: skip
+
+    def dense(self, vector: npt.NDArray[np.float64], k: int) -> dict[str, Candidates]:
+        """The ``dense`` and ``doc_dense`` candidates of a query vector, scored exactly."""
+        chunk_scores = self.chunks @ vector
+        document_scores = self.documents @ vector
+        chunks = np.argsort(-chunk_scores)[:k]
+        documents = np.argsort(-document_scores)[:k]
+        return {
+            "dense": [
+                (str(self.chunk_ids[i]), str(self.chunk_documents[i]), float(chunk_scores[i]))
+                for i in chunks
+            ],
+            "doc_dense": [
+                (str(self.document_ids[i]), str(self.document_ids[i]), float(document_scores[i]))
+                for i in documents
+            ],
+        }
+
+
+def fetch_vectors(replay: Replay, datasets: Path, out: Path, console: Console) -> Path:
+    """Read every chunk and document vector from the dataset's evaluation graph and embed the
+    split's queries as ``search()`` does; saved to ``out`` (numpy ``.npz``)."""
+    from loaders.entities import EntityExtractor
+    from service.app import default_embedder
+    from service.evaluation.datasets import load_split
+    from service.evaluation.run import EvalConfig, eval_server
+    from service.graph.driver import connect
+    from service.retrieval.analysis import embed, prepare
+
+    name, split_name = replay.name.rsplit("-", 1)
+    split = load_split(datasets / name, split_name)
+    config = EvalConfig(dataset=datasets / name, split=split_name)
+    with eval_server(config, split.name, console) as (settings, _):
+        with connect(settings) as driver:
+            chunks = driver.execute_query(
+                "MATCH (c:Chunk) RETURN c.id AS id, c.document_id AS document, "
+                "c.embedding AS vector ORDER BY id"
+            ).records
+            documents = driver.execute_query(
+                "MATCH (d:Document) RETURN d.id AS id, d.embedding AS vector ORDER BY id"
+            ).records
+        embedder = default_embedder(settings)
+    extractor = EntityExtractor(None)
+    queries = [embed(prepare(q.text, extractor), embedder).vector for q in split.queries]
+    np.savez(
+        out,
+        chunk_ids=np.array([r["id"] for r in chunks]),
+        chunk_documents=np.array([r["document"] for r in chunks]),
+        chunks=np.array([r["vector"] for r in chunks], dtype=np.float32),
+        document_ids=np.array([r["id"] for r in documents]),
+        documents=np.array([r["vector"] for r in documents], dtype=np.float32),
+        query_ids=np.array([q.id for q in split.queries]),
+        queries=np.array(queries, dtype=np.float32),
+    )
+    return out
+
+
+def with_feedback(
+    replay: Replay, vectors: Vectors, config: Config, documents: int, weight: float
+) -> Replay:
+    """The replay as ``search()`` sees it with feedback: the dense paths' candidates are those
+    of the query vector moved towards ``config``'s top ``documents`` (first ranking)."""
+    from service.retrieval.feedback import rocchio
+
+    depth = max(len(rows) for rows in next(iter(replay.queries.values())).values())
+    index = {str(d): i for i, d in enumerate(vectors.document_ids)}
+    queries: dict[str, dict[str, Candidates]] = {}
+    for query_id, found in replay.queries.items():
+        top = replay.rank(query_id, config, k=documents)
+        feedback = [vectors.documents[index[d]] for d in top if d in index]
+        moved = rocchio(vectors.queries[query_id].tolist(), feedback, weight)
+        queries[query_id] = {**found, **vectors.dense(np.asarray(moved), depth)}
+    return replace(replay, queries=queries, _memo={})
+
+
+def feedback_grid(
+    replays: Sequence[Replay], vectors: Sequence[Vectors], console: Console
+) -> list[tuple[int, float, dict[str, float]]]:
+    """(documents, weight, dataset → NDCG@10) over a small grid on the engine's defaults."""
+    from service.evaluation.run import Heartbeat
+    from service.retrieval.types import DOCUMENT_PATH_WEIGHTS
+
+    heartbeat = Heartbeat(console)
+    weights = tuple((str(path), weight) for path, weight in DOCUMENT_PATH_WEIGHTS.items())
+    config = Config(ALL_PATHS, "l2", "weighted_sum", weights, k_over=100)
+    rows: list[tuple[int, float, dict[str, float]]] = []
+    for documents, weight in [
+        (0, 0.0),
+        *itertools.product((1, 2, 3, 4, 5), (0.1, 0.2, 0.3, 0.5, 0.7, 1.0)),
+    ]:
+        ndcg = {
+            replay.name: aggregate(
+                (
+                    with_feedback(replay, v, config, documents, weight) if documents else replay
+                ).evaluate(config)
+            )[NDCG10]
+            for replay, v in zip(replays, vectors, strict=True)
+        }
+        rows.append((documents, weight, ndcg))
+        heartbeat(f"feedback {documents} documents, weight {weight}")
+    return rows
+
+
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m service.evaluation.tune")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -402,6 +536,10 @@ def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
     g.add_argument("caches", type=Path, nargs="+")
     g.add_argument("--top", type=int, default=25)
     g.add_argument("--out", type=Path, default=TUNE_DIR / "grid")
+    f = commands.add_parser("feedback", help="replay pseudo-relevance feedback on cached splits")
+    f.add_argument("caches", type=Path, nargs="+")
+    f.add_argument("--datasets", type=Path, default=Path("../shared/datasets"))
+    f.add_argument("--out", type=Path, default=TUNE_DIR / "feedback.md")
     return parser.parse_args(argv)
 
 
@@ -431,6 +569,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         console.print("stopped" if stopped else "not running")
         return
     replays = [Replay.load(path) for path in args.caches]
+    if args.command == "feedback":
+        _feedback(args, replays, console)
+        return
     configs = list(default_grid())
     console.print(f"{len(configs)} settings on {', '.join(r.name for r in replays)}")
     scored = run_grid(replays, configs, console)
@@ -455,6 +596,33 @@ def main(argv: Sequence[str] | None = None) -> None:
         f"({best.config.spec()}); {math.fsum(1 for s in scored if s.worst_margin >= 0.02)} "
         "settings reach +0.02 on every split."
     )
+
+
+def _feedback(args: argparse.Namespace, replays: Sequence[Replay], console: Console) -> None:
+    vectors = []
+    for path, replay in zip(args.caches, replays, strict=True):
+        stored = path.with_name(path.name.removesuffix(".json.gz") + ".vectors.npz")
+        if not stored.exists():
+            fetch_vectors(replay, args.datasets, stored, console)
+        vectors.append(Vectors.load(stored))
+    rows = feedback_grid(replays, vectors, console)
+    names = [r.name for r in replays]
+    base = rows[0][2]
+    lines = ["| documents | weight | " + " | ".join(f"{n} NDCG@10 (Δ none)" for n in names) + " |"]
+    lines.append("|---:|---:|" + "---:|" * len(names))
+
+    def order(row: tuple[int, float, dict[str, float]]) -> tuple[bool, float]:
+        """Settings that lose on no split first, then by their mean gain."""
+        gains = [row[2][n] - base[n] for n in names]
+        return (min(gains) < 0, -math.fsum(gains) / len(gains))
+
+    for documents, weight, ndcg in sorted(rows, key=order):
+        cells = [f"{ndcg[n]:.4f} ({ndcg[n] - base[n]:+.4f})" for n in names]
+        lines.append(f"| {documents} | {weight:g} | " + " | ".join(cells) + " |")
+    markdown = "\n".join(lines) + "\n"
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(markdown)
+    console.print(markdown)
 
 
 if __name__ == "__main__":

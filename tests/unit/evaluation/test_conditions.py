@@ -78,5 +78,8 @@ def test_overrides_become_search_options() -> None:
     resolved = SearchOptions(query="q", level="document", **options).path_weights()
     assert resolved[PathName.BM25] == 0.5
     assert resolved[PathName.DENSE] == DOCUMENT_PATH_WEIGHTS[PathName.DENSE]  # defaults kept
+    feedback = search_options({"feedback": "0", "feedback_weight": "0.5"})
+    assert feedback == {"feedback": 0, "feedback_weight": 0.5}
+    assert SearchOptions(query="q", level="document", **feedback).feedback_documents() == 0
     with pytest.raises(ValueError, match="unknown search option"):
         search_options({"colour": "blue"})
