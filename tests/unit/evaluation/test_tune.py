@@ -78,3 +78,45 @@ def test_the_spec_is_an_eval_condition() -> None:
     assert config.spec() == (
         "hybrid@paths=dense+bm25;k_over=100;normalisation=z_score;weights=dense:0.6+bm25:0.4"
     )
+
+
+def test_feedback_replay_moves_the_query_as_the_engine_does() -> None:
+    import numpy as np
+
+    from service.evaluation.tune import Vectors, with_feedback
+    from service.retrieval.feedback import rocchio
+
+    rng = np.random.default_rng(3)
+
+    def unit(rows: int) -> np.ndarray:
+        vectors = rng.standard_normal((rows, 8)).astype(np.float32)
+        return vectors / np.linalg.norm(vectors, axis=1, keepdims=True)
+
+    documents = np.array([f"d{i:02d}" for i in range(12)])
+    chunk_documents = np.repeat(documents, 2)
+    vectors = Vectors(
+        chunk_ids=np.array([f"{d}#{i % 2}" for i, d in enumerate(chunk_documents)]),
+        chunk_documents=chunk_documents,
+        chunks=unit(24),
+        document_ids=documents,
+        documents=unit(12),
+        queries={"q": unit(1)[0]},
+    )
+    query = vectors.queries["q"].astype(np.float64)
+    found = {"bm25": [(f"d{i:02d}#0", f"d{i:02d}", 12.0 - i) for i in range(12)]}
+    found |= vectors.dense(query, 12)
+    # Exact scores, best first, each chunk with its own document.
+    assert [row[2] for row in found["dense"]] == sorted(
+        (row[2] for row in found["dense"]), reverse=True
+    )
+    assert all(chunk.startswith(document) for chunk, document, _ in found["dense"])
+    config = Config(("dense", "bm25", "doc_dense"), "l2", "weighted_sum",
+                    (("dense", 0.7), ("bm25", 0.3), ("doc_dense", 0.2)), 12)  # fmt: skip
+    replay = Replay("x", {}, {"q": found}, {})
+    top = replay.rank("q", config, k=3)
+    fed = with_feedback(replay, vectors, config, documents=3, weight=0.3)
+    moved = rocchio(query.tolist(), [vectors.documents[int(d[1:])] for d in top], 0.3)
+    assert fed.queries["q"]["dense"] == vectors.dense(np.asarray(moved), 12)["dense"]
+    assert fed.queries["q"]["bm25"] == found["bm25"]  # lexical paths untouched
+    unmoved = with_feedback(replay, vectors, config, documents=3, weight=0.0)
+    assert unmoved.rank("q", config) == replay.rank("q", config)
