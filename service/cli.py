@@ -1,4 +1,4 @@
-"""The ``anchorgraph`` command line: local Neo4j, schema, API server."""
+"""The ``anchorgraph`` command line: local Neo4j, schema, ingestion, search, API server."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
 
 if TYPE_CHECKING:  # the loaders import spaCy; commands that need them import them late
-    pass
+    from service.retrieval.types import SearchResult
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -156,6 +156,87 @@ def ingest(
     )
 
 
+@app.command("search")
+def search_command(
+    query: Annotated[str, typer.Argument(help="Any text; Lucene syntax in it is not interpreted.")],
+    mode: Annotated[
+        str, typer.Option(help="dense, bm25, tfidf, hybrid or multisignal.")
+    ] = "hybrid",
+    level: Annotated[str, typer.Option(help="chunk or document.")] = "chunk",
+    k: Annotated[int, typer.Option("-k", "--k", help="Hits to show.")] = 10,
+    k_over: Annotated[int, typer.Option(help="Candidates fetched per path.")] = 100,
+    folder: Annotated[
+        list[str] | None, typer.Option(help="Only this folder and below (repeatable).")
+    ] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="Only documents with a tag.")] = None,
+    feedback: Annotated[
+        int | None,
+        typer.Option(help="Feedback documents (pseudo-relevance); default: 3 at document level."),
+    ] = None,
+    explain: Annotated[
+        bool, typer.Option(help="Show each path's raw and normalised score and share.")
+    ] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as POST /search returns it.")
+    ] = False,
+) -> None:
+    """Search the graph from the terminal, with the engine the API and the library use."""
+    from pydantic import ValidationError
+
+    from service.library import open_search
+    from service.retrieval.pipeline import search
+    from service.retrieval.types import Filters, SearchOptions
+
+    try:
+        options = SearchOptions(
+            query=query,
+            mode=mode,
+            level=level,
+            k=k,
+            k_over=k_over,
+            feedback=feedback,
+            filters=Filters(folders=folder or [], tags=tag or []),
+            explain=explain or as_json,
+        )
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in error.errors()
+        )
+        err.print(f"[bold red]error:[/] {problems}")
+        raise typer.Exit(2) from None
+    with _clear_errors(), open_search() as searcher:
+        result = search(searcher.context, options)
+    if as_json:
+        console.print_json(result.model_dump_json())
+        return
+    _print_result(result, explain=explain)
+
+
+def _print_result(result: SearchResult, *, explain: bool) -> None:
+    from rich.table import Table
+
+    table = Table(show_lines=explain, title=f"{result.mode} · {result.level} · {result.query!r}")
+    for column, justify in (("#", "right"), ("score", "right"), ("document", "left"),
+                            ("title / text", "left")):  # fmt: skip
+        table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    for hit in result.hits:
+        text = " ".join(hit.text.split())
+        cell = f"[bold]{hit.title}[/]\n{text[:160]}{'…' if len(text) > 160 else ''}"
+        if explain and hit.paths:
+            cell += "\n" + "  ".join(
+                f"{path} {score.raw:.3f}→{score.normalised:.3f} (+{score.contribution:.3f})"
+                for path, score in hit.paths.items()
+            )
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.document_id, cell)
+    console.print(table)
+    if result.entities:
+        names = ", ".join(f"{e.name} ({e.how})" for e in result.entities[:8])
+        console.print(f"entities: {names}")
+    if result.feedback_documents:
+        console.print(f"feedback from: {', '.join(result.feedback_documents)}")
+    console.print(f"{result.total_ms:.0f} ms, {result.round_trips} database round trips")
+
+
 @app.command("serve")
 def serve(
     host: Annotated[str | None, typer.Option(help="Default: ANCHORGRAPH_API_HOST.")] = None,
@@ -193,6 +274,13 @@ def run(
         _print_server(settings, server, headline)
     try:
         if sample:
+            from service.ingestion import sample_gazetteer
+
+            # Queries must resolve the aliases the sample was ingested with ("MAC" → the
+            # museum), so the API gets the same gazetteer.
+            settings = settings.model_copy(
+                update={"gazetteer": settings.gazetteer or sample_gazetteer()}
+            )
             _load_sample(settings)
         _serve(settings, host, port)
     finally:
@@ -278,13 +366,11 @@ def _load_sample(settings: Settings) -> None:
         ingest_with_progress,
         read_all,
         sample_corpus,
-        sample_gazetteer,
     )
 
     with _clear_errors():
         documents, _ = read_all(settings, sample_corpus())
-        gazetteer = settings.gazetteer or sample_gazetteer()
-        with build_ingestor(settings, gazetteer=gazetteer) as ingestor:
+        with build_ingestor(settings, gazetteer=settings.gazetteer) as ingestor:
             stats = ingest_with_progress(ingestor, documents, console)
     console.print(
         f"Sample corpus: {stats.written} documents written, {stats.unchanged} unchanged "

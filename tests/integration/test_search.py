@@ -3,6 +3,7 @@ documents written here to make each path's strength observable."""
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Iterator
 
@@ -189,6 +190,32 @@ def test_feedback_moves_the_dense_query_towards_the_first_ranking(context: Searc
     assert [(h.document_id, h.score) for h in still.hits] == [
         (h.document_id, h.score) for h in plain.hits
     ]
+
+
+def test_cli_search(
+    context: SearchContext, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+    from service.graph.driver import neo4j_auth
+
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    runner = CliRunner()
+    done = runner.invoke(app, ["search", "ZQ-4471-B", "--json", "-k", "3", "--folder", "lab"])
+    assert done.exit_code == 0, done.output
+    body = json.loads(done.output)
+    assert body["hits"][0]["document_id"] == "lab/spares.md"
+    assert all(hit["document_id"].startswith("lab/") for hit in body["hits"])
+    assert "bm25" in body["hits"][0]["paths"]  # --json explains
+    shown = runner.invoke(app, ["search", "drawer scales", "--level", "document", "--explain"])
+    assert shown.exit_code == 0, shown.output
+    assert "lab/scales.md" in shown.output and "feedback from:" in shown.output
+    assert "round trips" in shown.output
+    refused = runner.invoke(app, ["search", "x", "--mode", "magic", "-k", "0"])
+    assert refused.exit_code == 2
+    assert "mode" in refused.output and "k" in refused.output
 
 
 def test_threshold_and_k(context: SearchContext) -> None:
