@@ -15,6 +15,7 @@ from typing import Any
 
 import neo4j
 
+from loaders.entities import normalise_entity_id
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
 from service.embedding import Vectors
 from service.graph.queries import Query, cypher
@@ -194,11 +195,14 @@ def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
 
 # --- rows ---------------------------------------------------------------------------------------
 def _entity_row(entity: EntityRecord, embedding: list[float] | None) -> dict[str, Any]:
+    keys = (normalise_entity_id(alias) for alias in entity.aliases)
     return {
         "id": entity.id,
         "name": entity.name,
         "type": entity.type,
         "aliases": list(entity.aliases),
+        # An alias that normalises to the id itself ("Mac" of "mac") needs no key of its own.
+        "alias_keys": sorted({key for key in keys if key and key != entity.id}),
         "embedding": embedding,
     }
 

@@ -35,7 +35,8 @@ from loaders.terms import index_terms
 from service.embedding import Embedder, Vectors
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
-PIPELINE_VERSION = "3"  # 2: chunks carry their TF-IDF index terms; 3: documents their text
+# 2: chunks carry their TF-IDF index terms; 3: documents their text; 4: entities' alias keys.
+PIPELINE_VERSION = "4"
 
 
 @dataclass

@@ -1,4 +1,5 @@
-// Entities a query names: exactly (its n-grams resolved to entity ids), by meaning (entity vector
+// Entities a query names: exactly (its n-grams resolved to entity ids, or the keys of aliases
+// stored at ingest: upsert_entities.cypher), by meaning (entity vector
 // index) and through relations whose text is close to the query (triple vector index).
 // Parameters: $candidate_ids (entity ids from the query's n-grams), $vector (query embedding),
 // $k_semantic (neighbours asked of each vector index), $min_semantic and $min_triple (cosine
@@ -7,6 +8,10 @@
 CALL () {
   MATCH (e:Entity)
   WHERE e.id IN $candidate_ids
+  RETURN e, 'exact' AS how, 1.0 AS score
+  UNION ALL
+  MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity)
+  WHERE a.key IN $candidate_ids
   RETURN e, 'exact' AS how, 1.0 AS score
   UNION ALL
   CALL db.index.vector.queryNodes('entity_embedding', $k_semantic, $vector)

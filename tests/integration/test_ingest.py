@@ -190,6 +190,13 @@ def test_spellings_and_aliases_meet_in_one_entity(ingestor: Ingestor) -> None:
     )
     found = entity_documents(ingestor.driver, ["museu de arte contemporânea"])
     assert sorted(found["museu de arte contemporânea"]) == ["one.md", "three.md", "two.md"]
+    # The aliases are kept as lookup keys for queries, and go with the last mention.
+    keys = "MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity) RETURN a.key AS key, e.id AS entity"
+    rows = {(r["key"], r["entity"]) for r in ingestor.driver.execute_query(keys).records}
+    assert {("mac", "museu de arte contemporânea"),
+            ("museum of contemporary art", "museu de arte contemporânea")} <= rows  # fmt: skip
+    ingestor.delete(["one.md", "two.md", "three.md"])
+    assert "node:Alias" not in summary(ingestor.driver)
 
 
 def graph_terms(driver: neo4j.Driver) -> set[str]:

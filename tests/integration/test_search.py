@@ -218,6 +218,18 @@ def test_cli_search(
     assert "mode" in refused.output and "k" in refused.output
 
 
+def test_aliases_stored_at_ingest_resolve_without_a_gazetteer(context: SearchContext) -> None:
+    # The fixture ingested with the sample gazetteer ("MAC" → the museum); this search side
+    # has none loaded, and still finds the entity exactly through the graph's alias keys.
+    bare = SearchContext(context.driver, context.embedder, EntityExtractor(None), context.database)
+    try:
+        result = run(bare, "when did the MAC open its new wing")
+    finally:
+        bare.close()
+    exact = [e.id for e in result.entities if e.how == "exact"]
+    assert "museu de arte contemporânea" in exact
+
+
 def test_threshold_and_k(context: SearchContext) -> None:
     unrestricted = run(context, "AG-2048 battery life", k=8)
     assert len(unrestricted.hits) == 8
