@@ -444,6 +444,7 @@ def fetch_vectors(replay: Replay, datasets: Path, out: Path, console: Console) -
     from service.evaluation.datasets import load_split
     from service.evaluation.run import EvalConfig, eval_server
     from service.graph.driver import connect
+    from service.graph.queries import Query, cypher
     from service.retrieval.analysis import embed, prepare
 
     name, split_name = replay.name.rsplit("-", 1)
@@ -451,23 +452,18 @@ def fetch_vectors(replay: Replay, datasets: Path, out: Path, console: Console) -
     config = EvalConfig(dataset=datasets / name, split=split_name)
     with eval_server(config, split.name, console) as (settings, _):
         with connect(settings) as driver:
-            chunks = driver.execute_query(
-                "MATCH (c:Chunk) RETURN c.id AS id, c.document_id AS document, "
-                "c.embedding AS vector ORDER BY id"
-            ).records
-            documents = driver.execute_query(
-                "MATCH (d:Document) RETURN d.id AS id, d.embedding AS vector ORDER BY id"
-            ).records
+            chunks = driver.execute_query(cypher(Query.CHUNK_VECTORS)).records
+            documents = driver.execute_query(cypher(Query.DOCUMENT_VECTORS)).records
         embedder = default_embedder(settings)
     extractor = EntityExtractor(None)
     queries = [embed(prepare(q.text, extractor), embedder).vector for q in split.queries]
     np.savez(
         out,
         chunk_ids=np.array([r["id"] for r in chunks]),
-        chunk_documents=np.array([r["document"] for r in chunks]),
-        chunks=np.array([r["vector"] for r in chunks], dtype=np.float32),
+        chunk_documents=np.array([r["document_id"] for r in chunks]),
+        chunks=np.array([r["embedding"] for r in chunks], dtype=np.float32),
         document_ids=np.array([r["id"] for r in documents]),
-        documents=np.array([r["vector"] for r in documents], dtype=np.float32),
+        documents=np.array([r["embedding"] for r in documents], dtype=np.float32),
         query_ids=np.array([q.id for q in split.queries]),
         queries=np.array(queries, dtype=np.float32),
     )

@@ -69,6 +69,8 @@ class Query(StrEnum):
     DELETE_ALL = "admin/delete_all"
     GRAPH_SUMMARY = "admin/graph_summary"
     ALL_LINKS = "admin/all_links"
+    CHUNK_VECTORS = "admin/chunk_vectors"
+    DOCUMENT_VECTORS = "admin/document_vectors"
     # health
     SERVER_INFO = "health/server_info"
 
