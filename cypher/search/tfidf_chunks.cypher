@@ -2,26 +2,36 @@
 // score(c) = Σ_t (1 + ln tf(t,c)) · (ln((1 + N) / (1 + df(t))) + 1), no length normalisation
 // (sublinear tf, Salton & Buckley 1988; smoothed idf as in scikit-learn). N and df are counted
 // live (count store and node degree), so the weights stay right as documents come and go.
-// Common terms (df > $common_fraction · N) only add their weight to chunks that a rarer query
-// term found, as Lucene's CommonTermsQuery does: the search never walks the posting list of a
-// word a large share of the corpus uses. When every query term is common, all of them find.
-// Parameters: $terms (distinct query terms), $common_fraction, $k, $allowed (document ids, or
-// null). Returns: chunk_id, document_id, score.
+// Which terms walk their posting lists ("finders"), rarest first: a term in more than
+// $common_fraction · N chunks never does unless every query term is that common (Lucene's
+// CommonTermsQuery), and a term finds only while the postings walked so far, its own included,
+// stay within $max_postings (the rarest always finds), which bounds the work of a query full of
+// frequent words. The other terms ("boosters") only add their weight to the $boost_pool chunks
+// the finders scored best; a booster's idf is the lowest, so it rarely lifts a chunk from
+// further down into the top $k.
+// Parameters: $terms (distinct query terms), $common_fraction, $max_postings, $boost_pool
+// (at least $k), $k, $allowed (document ids, or null). Returns: chunk_id, document_id, score.
 MATCH (every:Chunk)
 WITH count(every) AS n
 UNWIND $terms AS text
 MATCH (t:Term {text: text})
 WITH n, t, COUNT { (t)<-[:HAS_TERM]-() } AS df
-WITH n, collect({term: t, common: df > $common_fraction * n,
-                 idf: log((1.0 + n) / (1.0 + df)) + 1.0}) AS weighted
-WITH weighted, all(w IN weighted WHERE w.common) AS only_common
-WITH [w IN weighted WHERE only_common OR NOT w.common] AS finders,
-     [w IN weighted WHERE w.common AND NOT only_common] AS boosters
+ORDER BY df, t.text
+WITH n, collect({term: t, df: df, idf: log((1.0 + n) / (1.0 + df)) + 1.0}) AS weighted
+WITH n, weighted, none(w IN weighted WHERE w.df <= $common_fraction * n) AS only_common
+WITH weighted, [i IN range(0, size(weighted) - 1)
+  WHERE (only_common OR weighted[i].df <= $common_fraction * n)
+    AND (i = 0 OR reduce(walked = 0, w IN weighted[..i + 1] | walked + w.df) <= $max_postings)]
+  AS finding
+WITH [i IN finding | weighted[i]] AS finders,
+     [i IN range(0, size(weighted) - 1) WHERE NOT i IN finding | weighted[i]] AS boosters
 UNWIND finders AS finder
 WITH boosters, finder.term AS t, finder.idf AS idf
 MATCH (c:Chunk)-[h:HAS_TERM]->(t)
 WHERE $allowed IS NULL OR c.document_id IN $allowed
 WITH boosters, c, sum((1.0 + log(h.tf)) * idf) AS found
+ORDER BY found DESC, c.id
+LIMIT $boost_pool
 CALL (c, boosters) {
   UNWIND boosters AS booster
   WITH booster.term AS t, booster.idf AS idf

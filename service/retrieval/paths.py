@@ -31,6 +31,12 @@ EXACT_DENSE_MAX_DOCUMENTS = 2_000
 # its (small) weight to chunks a rarer term found (see cypher/search/tfidf_chunks.cypher). One
 # percent is the upper end of Elasticsearch's documented cutoff_frequency examples (0.001–0.01).
 TFIDF_COMMON_FRACTION = 0.01
+# Postings the TF-IDF path walks at most, rarest terms first (the rarest term always walks its
+# own): on 100,000 generated chunks the path's server time grew by ~6.4 ms per 10,000 postings
+# and a query of frequent words walked over 100,000 (benchmarks/search_latency.py).
+TFIDF_MAX_POSTINGS = 20_000
+# Chunks, as a multiple of k, that the terms left out of the walk may add their weight to.
+TFIDF_BOOST_POOL = 5
 
 
 class Reader(Protocol):
@@ -111,13 +117,19 @@ class Bm25Path:
 
 
 class TfidfPath:
-    """Classic TF-IDF (no length normalisation) over the graph's (:Term) index; terms in more
-    than ``common_fraction`` of the chunks only add to chunks a rarer term found."""
+    """Classic TF-IDF (no length normalisation) over the graph's (:Term) index. Terms in more
+    than ``common_fraction`` of the chunks, and terms past ``max_postings`` walked rarest first,
+    only add to the best chunks the other terms found (``tfidf_chunks.cypher``)."""
 
     name = PathName.TFIDF
 
-    def __init__(self, common_fraction: float = TFIDF_COMMON_FRACTION) -> None:
+    def __init__(
+        self,
+        common_fraction: float = TFIDF_COMMON_FRACTION,
+        max_postings: int = TFIDF_MAX_POSTINGS,
+    ) -> None:
         self.common_fraction = common_fraction
+        self.max_postings = max_postings
 
     def retrieve(
         self, read: Reader, query: LexicalQuery, k: int, allowed: Collection[str] | None
@@ -127,6 +139,8 @@ class TfidfPath:
         parameters = {
             "terms": query.terms,
             "common_fraction": self.common_fraction,
+            "max_postings": self.max_postings,
+            "boost_pool": k * TFIDF_BOOST_POOL,
             "k": k,
             "allowed": _allowed(allowed),
         }

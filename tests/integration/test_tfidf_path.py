@@ -73,8 +73,10 @@ def reference(driver: neo4j.Driver, terms: list[str]) -> dict[str, float]:
     return scores
 
 
-def retrieve(read: Any, text: str, common_fraction: float) -> list[Candidate]:
-    return TfidfPath(common_fraction).retrieve(
+def retrieve(
+    read: Any, text: str, common_fraction: float, max_postings: int = 10_000
+) -> list[Candidate]:
+    return TfidfPath(common_fraction, max_postings).retrieve(
         read, prepare(text, EntityExtractor(None)), 100, None
     )
 
@@ -114,3 +116,18 @@ def test_a_query_of_common_terms_only_still_finds(read: Any, driver: neo4j.Drive
     found = by_document(retrieve(read, "relay", common_fraction=0.3))
     assert len(found) == 6
     assert max(found, key=lambda d: found[d]) == "t/a.md"  # tf 3 beats tf 1 and 2
+
+
+def test_a_posting_budget_lets_only_the_rarest_terms_walk(read: Any, driver: neo4j.Driver) -> None:
+    chunk_doc = document_of(driver)
+    exact = {chunk_doc[c]: s for c, s in reference(driver, ["relay", "zebra"]).items()}
+    # "zebra" (df 2) fits a budget of 2 postings, "relay" (df 6) would make 8: it only boosts.
+    found = by_document(retrieve(read, "relay zebra", common_fraction=1.0, max_postings=2))
+    assert found.keys() == {"t/a.md", "t/b.md"}
+    assert found == pytest.approx({d: exact[d] for d in found}, rel=1e-9)
+    # A budget of 8 lets both walk: exact TF-IDF over every matching chunk.
+    assert by_document(retrieve(read, "relay zebra", 1.0, max_postings=8)) == pytest.approx(exact)
+    # The rarest term walks even past the budget.
+    assert by_document(retrieve(read, "relay", 1.0, max_postings=1)).keys() == {
+        chunk_doc[c] for c in reference(driver, ["relay"])
+    }
