@@ -184,9 +184,10 @@ class _Paths:
         """Runs the request's paths, or those of them in ``only``; ``stage`` names the timing
         from construction until every result is in."""
         self._context, self._trace, self._options, self._allowed = context, trace, options, allowed
-        names = [name for name in options.active_paths() if only is None or name in only]
+        names = options.active_paths()
         if options.mode is Mode.MULTISIGNAL and PathName.BM25 not in names:
             names.append(PathName.BM25)  # S_text is the document's full-text match
+        names = [name for name in names if only is None or name in only]
         self._pending = names if allowed != set() else []  # nothing is allowed: nothing to run
         self._futures: dict[PathName, Future[list[Candidate]]] = {}
         self._started = time.perf_counter()
