@@ -121,12 +121,11 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
 
     from loaders.entities import EntityExtractor
     from loaders.read import read_path
-    from service.cli import ingest_with_progress
     from service.embedding import load_embedder
     from service.graph.driver import connect
     from service.graph.queries import Query, cypher
     from service.graph.schema import apply_schema
-    from service.ingestion import make_ingestor
+    from service.ingestion import ingest_with_progress, make_ingestor
 
     log = Console(stderr=True)
     started_server = server is not None

@@ -699,7 +699,7 @@ def print_tfidf_cost(hybrid: ModeSamples, expansions: list[int]) -> None:
     server = [c.server_ms for c in hybrid.calls.get("search/tfidf_chunks", [])]
     n = min(len(tfidf_ms), len(expansions))
     pairs = sorted(zip(expansions[:n], tfidf_ms[:n], strict=True))
-    print("TF-IDF path cost against HAS_TERM relationships its query terms expand (hybrid mode)")
+    print("TF-IDF path cost against the postings of its query terms, before the path's budget")
     print(f"{'expanded rels':<24}{'queries':>8}{'path p50 ms':>13}")
     bounds = [0, 1_000, 10_000, 30_000, 100_000, 300_000, 10**12]
     for low, high in itertools.pairwise(bounds):
@@ -775,7 +775,8 @@ def diagnosis_json(
 # --- diagnosis ----------------------------------------------------------------------------------
 def term_expansions(driver: neo4j.Driver, database: str, queries: list[str]) -> list[int]:
     """Per query: the (:Chunk)-[:HAS_TERM]->(:Term) relationships of its TF-IDF terms, i.e. the
-    rows the TF-IDF path expands before it can rank (benchmark-only Cypher)."""
+    postings the TF-IDF path would walk without its common-term cut and posting budget
+    (benchmark-only Cypher)."""
     from loaders.normalise import normalise_text
     from loaders.terms import index_terms
 
