@@ -124,7 +124,15 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         "--torch-threads",
         type=int,
         default=None,
-        help="torch.set_num_threads for the query embedding (default: torch's own, = cores).",
+        help="torch.set_num_threads for the query embedding, and ONNX Runtime's threads "
+        "(default: their own, = cores).",
+    )
+    parser.add_argument(
+        "--query-runtime",
+        choices=("onnx", "torch"),
+        default="onnx",
+        help="What embeds the queries: ONNX Runtime from an export of the model (the service's "
+        "default, ANCHORGRAPH_EMBEDDING_ONNX_QUERIES) or sentence-transformers' torch.",
     )
     parser.add_argument("--scifact-dir", type=Path, default=SCIFACT)
     parser.add_argument("--model", default="all-MiniLM-L6-v2", help="Embedding model.")
@@ -211,8 +219,16 @@ def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j | None)
     started = server is not None
     load_avg_start = os.getloadavg()
     clock = time.perf_counter()
-    embedder = TimedEmbedder(load_embedder(args.model, batch_size=settings.embedding_batch_size))
-    log(f"model {embedder.name} loaded in {time.perf_counter() - clock:.1f} s")
+    embedder = TimedEmbedder(
+        load_embedder(
+            args.model,
+            batch_size=settings.embedding_batch_size,
+            threads=args.torch_threads or 0,
+            onnx_cache=settings.cache_dir if args.query_runtime == "onnx" else None,
+        )
+    )
+    runtime = embedder.runtime
+    log(f"model {embedder.name} loaded in {time.perf_counter() - clock:.1f} s (queries: {runtime})")
     import torch
 
     if args.torch_threads is not None:
@@ -263,6 +279,7 @@ def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j | None)
         "warmup": args.warmup,
         "cpus": os.cpu_count(),
         "torch_threads": torch_threads,
+        "query_runtime": runtime,
         "load_avg_start": [round(x, 2) for x in load_avg_start],
         "load_avg_end": [round(x, 2) for x in os.getloadavg()],
         "neo4j": "started" if started else settings.bolt_uri,
@@ -296,6 +313,11 @@ class TimedEmbedder:
     @property
     def dimension(self) -> int:
         return self._inner.dimension
+
+    @property
+    def runtime(self) -> str:
+        """What embeds one query: "onnx" or "torch" (``SentenceTransformerEmbedder.runtime``)."""
+        return str(getattr(self._inner, "runtime", "torch"))
 
     def embed(self, texts: Sequence[str]) -> Vectors:
         started = time.perf_counter()

@@ -29,6 +29,7 @@ def default_embedder(settings: Settings) -> Embedder:
         device=settings.embedding_device,
         batch_size=settings.embedding_batch_size,
         threads=settings.embedding_threads,
+        onnx_cache=settings.cache_dir if settings.embedding_onnx_queries else None,
     )
 
 

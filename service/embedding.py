@@ -7,13 +7,19 @@ the vector dimension is always read from the model.
 
 from __future__ import annotations
 
+import logging
 import os
 from collections.abc import Sequence
-from typing import Protocol
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
+if TYPE_CHECKING:
+    from service.onnx_encoder import OnnxQueryEncoder
+
+log = logging.getLogger(__name__)
 Vectors = npt.NDArray[np.float32]
 
 _PACKAGED_MINILM = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
@@ -40,7 +46,22 @@ class Embedder(Protocol):
 class SentenceTransformerEmbedder:
     """An ``Embedder`` over a loaded ``SentenceTransformer``."""
 
-    def __init__(self, model_name: str, *, device: str = "cpu", batch_size: int = 64) -> None:
+    def __init__(
+        self,
+        model_name: str,
+        *,
+        device: str = "cpu",
+        batch_size: int = 64,
+        onnx_cache: Path | None = None,
+        threads: int = 1,
+    ) -> None:
+        """Args:
+        onnx_cache: when given (and the device is the CPU), single texts — queries — are
+            embedded through ONNX Runtime from an export of this same model kept in that
+            folder (``service.onnx_encoder``); if that cannot be had, torch embeds them, with a
+            warning saying why.
+        threads: ONNX Runtime's threads for those single texts; 0: every core.
+        """
         # Imported here: torch and transformers take seconds to import, and nothing heavy may
         # happen when anchorgraph's modules are imported.
         from sentence_transformers import SentenceTransformer
@@ -61,6 +82,9 @@ class SentenceTransformerEmbedder:
         if dimension is None:
             raise ValueError(f"Model {model_name!r} does not report an embedding dimension")
         self._dimension = int(dimension)
+        self._single: OnnxQueryEncoder | None = None
+        if onnx_cache is not None and device == "cpu":
+            self._single = _onnx_encoder(self._model, onnx_cache, threads)
 
     @property
     def name(self) -> str:
@@ -74,7 +98,14 @@ class SentenceTransformerEmbedder:
     def max_tokens(self) -> int:
         return self._model.max_seq_length or 512
 
+    @property
+    def runtime(self) -> str:
+        """What embeds a single text: "onnx" or "torch"."""
+        return "onnx" if self._single is not None else "torch"
+
     def embed(self, texts: Sequence[str]) -> Vectors:
+        if len(texts) == 1 and self._single is not None:
+            return self._single.embed(list(texts))
         vectors = self._model.encode(
             list(texts),
             batch_size=self._batch_size,
@@ -101,8 +132,23 @@ def resolve_model_path(model_name: str) -> str:
     return model_name
 
 
+def _onnx_encoder(model: Any, cache_dir: Path, threads: int) -> OnnxQueryEncoder | None:
+    from service.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
+
+    try:
+        return OnnxQueryEncoder.build(model, cache_dir, threads)
+    except OnnxUnavailable as reason:
+        log.warning("queries are embedded through torch: %s", reason)
+        return None
+
+
 def load_embedder(
-    model_name: str, *, device: str = "cpu", batch_size: int = 64, threads: int = 0
+    model_name: str,
+    *,
+    device: str = "cpu",
+    batch_size: int = 64,
+    threads: int = 0,
+    onnx_cache: Path | None = None,
 ) -> Embedder:
     """Load a sentence-transformers model without reaching for a model hub when it is local.
 
@@ -117,4 +163,6 @@ def load_embedder(
         torch.set_num_threads(threads)
     if os.path.isdir(resolve_model_path(model_name)):
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    return SentenceTransformerEmbedder(model_name, device=device, batch_size=batch_size)
+    return SentenceTransformerEmbedder(
+        model_name, device=device, batch_size=batch_size, onnx_cache=onnx_cache, threads=threads
+    )

@@ -66,6 +66,12 @@ class Settings(BaseSettings):
         ge=0,
         description="CPU threads for the model; 0: torch's default (every core).",
     )
+    embedding_onnx_queries: bool = Field(
+        default=True,
+        description="Embed queries through ONNX Runtime from an export of the same model, kept "
+        "in cache_dir and checked against sentence-transformers at load (~2.5x faster for one "
+        "text on a CPU); torch if it cannot be had. False: always torch.",
+    )
 
     # --- ingestion ----------------------------------------------------------------------------
     chunk_tokens: int = Field(default=200, ge=16, description="Target chunk size in model tokens.")

@@ -1,0 +1,90 @@
+"""The ONNX query encoder against the real all-MiniLM-L6-v2 (no database)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sentence_transformers import SentenceTransformer
+
+try:  # sentence-transformers 6 moved the modules (the old path warns)
+    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+except ImportError:  # 3.x-5.x
+    from sentence_transformers.models import Pooling, Transformer
+
+from service.embedding import SentenceTransformerEmbedder, resolve_model_path
+from service.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
+
+MODEL = "all-MiniLM-L6-v2"
+TEXTS = [
+    "when did the MAC open?",
+    "QX-1234 serial S/N 88-1",
+    "Vitamin D supplementation and bone mineral density in elderly women. " * 40,  # truncated
+]
+
+
+@pytest.fixture(scope="module")
+def onnx_cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("onnx-cache")
+
+
+@pytest.fixture(scope="module")
+def embedder(onnx_cache: Path) -> SentenceTransformerEmbedder:
+    return SentenceTransformerEmbedder(MODEL, onnx_cache=onnx_cache)
+
+
+def test_single_texts_go_through_onnx_and_match_sentence_transformers(
+    embedder: SentenceTransformerEmbedder,
+) -> None:
+    assert embedder.runtime == "onnx"
+    batched = embedder.embed(TEXTS)  # more than one text: sentence-transformers
+    for text, expected in zip(TEXTS, batched, strict=True):
+        (single,) = embedder.embed([text])
+        assert single.dtype == np.float32
+        assert abs(float(np.linalg.norm(single)) - 1.0) < 1e-5
+        assert float(single @ expected) > 0.99999
+    # Different texts stay different: the export is not a constant.
+    (a,), (b,) = embedder.embed([TEXTS[0]]), embedder.embed([TEXTS[1]])
+    assert float(a @ b) < 0.9
+
+
+def test_the_export_is_kept_and_reused(
+    embedder: SentenceTransformerEmbedder, onnx_cache: Path
+) -> None:
+    (export,) = (onnx_cache / "onnx").glob("*.onnx")
+    written = export.stat().st_mtime_ns
+    again = SentenceTransformerEmbedder(MODEL, onnx_cache=onnx_cache)
+    assert again.runtime == "onnx"
+    assert export.stat().st_mtime_ns == written
+    assert not list((onnx_cache / "onnx").glob("*.partial"))
+
+
+def test_a_damaged_export_falls_back_to_torch_then_is_rebuilt(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    first = SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path)
+    (export,) = (tmp_path / "onnx").glob("*.onnx")
+    export.write_bytes(b"not a model")
+    with caplog.at_level(logging.WARNING, logger="service.embedding"):
+        damaged = SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path)
+    assert damaged.runtime == "torch"
+    assert "queries are embedded through torch" in caplog.text
+    assert not export.exists()  # removed, so that the next start exports afresh
+    (vector,) = damaged.embed([TEXTS[0]])
+    assert float(vector @ first.embed([TEXTS[0]])[0]) > 0.99999
+    assert SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path).runtime == "onnx"
+
+
+def test_other_model_shapes_are_refused(tmp_path: Path) -> None:
+    transformer = Transformer(resolve_model_path(MODEL))
+    cls_pooling = Pooling(transformer.get_word_embedding_dimension(), pooling_mode="cls")
+    model = SentenceTransformer(modules=[transformer, cls_pooling], device="cpu")
+    with pytest.raises(OnnxUnavailable, match="mean Pooling"):
+        OnnxQueryEncoder.build(model, tmp_path)
+    assert not (tmp_path / "onnx").exists()
+
+
+def test_without_a_cache_folder_torch_embeds(onnx_cache: Path) -> None:
+    assert SentenceTransformerEmbedder(MODEL).runtime == "torch"
