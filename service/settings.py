@@ -41,7 +41,8 @@ class Settings(BaseSettings):
     neo4j_home: Path = _HOME / ".local/share/anchorgraph/neo4j"
     cache_dir: Path = Field(
         default=_HOME / ".cache/anchorgraph",
-        description="Where the Neo4j jars from Maven Central are kept, outside any checkout.",
+        description="Where the Neo4j jars from Maven Central and the ONNX export of the model "
+        "are kept, outside any checkout.",
     )
     neo4j_bolt_port: Port = 7687
     neo4j_http_port: Port = 7474
