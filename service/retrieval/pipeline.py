@@ -108,7 +108,7 @@ class Trace:
 
 @dataclass(frozen=True)
 class _Ranked:
-    """A hit before hydration: its id, score and explanation."""
+    """A hit before hydration: its id, score and explanation (``paths`` only with explain)."""
 
     chunk_id: str
     document_id: str
@@ -152,7 +152,7 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
         ranked = [hit for hit in ranked if hit.score >= options.threshold]
     ranked = ranked[: options.k]
     with trace.stage("hydrate"):
-        hits = _hydrate(trace, ranked, explain=options.explain)
+        hits = _hydrate(trace, ranked)
     return SearchResult(
         query=options.query,
         mode=options.mode,
@@ -234,7 +234,7 @@ def _ranking(found: Mapping[PathName, list[Candidate]], options: SearchOptions) 
     """Best chunk (or document) per path → normalise per path → fuse → hits, best first."""
     keyed = _keyed(found, document_level=options.document_level)
     normalised = _normalised_by_path(keyed, options)
-    return _rank(_fuse(normalised, options), keyed, normalised)
+    return _rank(_fuse(normalised, options), keyed, normalised, explain=options.explain)
 
 
 def _keyed(
@@ -269,8 +269,12 @@ def _rank(
     fused: Mapping[str, FusedScore],
     keyed: Mapping[str, Mapping[str, Candidate]],
     normalised: Mapping[str, dict[str, float]],
+    *,
+    explain: bool,
 ) -> list[_Ranked]:
-    """Hits, best first. A document hit shows the chunk of the path that contributed most."""
+    """Hits, best first. A document hit shows the chunk of the path that contributed most.
+    Each path's part in a hit is only written out when ``explain`` asks for it: for the few
+    hundred candidates of a search that costs more than the fusion itself."""
     hits: list[_Ranked] = []
     for key, score in fused.items():
         strongest = max(score.ranks, key=lambda path: score.contributions.get(path, 0.0))
@@ -280,19 +284,28 @@ def _rank(
                 chunk_id=shown.chunk_id,
                 document_id=shown.document_id,
                 score=score.score,
-                paths={
-                    path: PathScore(
-                        raw=keyed[path][key].score,
-                        normalised=normalised[path][key],
-                        rank=rank,
-                        contribution=score.contributions.get(path, 0.0),
-                    )
-                    for path, rank in score.ranks.items()
-                },
+                paths=_explanation(key, score, keyed, normalised) if explain else {},
             )
         )
     hits.sort(key=lambda hit: (-hit.score, hit.chunk_id))
     return hits
+
+
+def _explanation(
+    key: str,
+    score: FusedScore,
+    keyed: Mapping[str, Mapping[str, Candidate]],
+    normalised: Mapping[str, dict[str, float]],
+) -> dict[str, PathScore]:
+    return {
+        path: PathScore(
+            raw=keyed[path][key].score,
+            normalised=normalised[path][key],
+            rank=rank,
+            contribution=score.contributions.get(path, 0.0),
+        )
+        for path, rank in score.ranks.items()
+    }
 
 
 def _normalisation(options: SearchOptions) -> Normalisation:
@@ -367,7 +380,7 @@ def _document_text_scores(bm25: list[Candidate]) -> dict[str, float]:
     return normalise(best, Normalisation.MIN_MAX)
 
 
-def _hydrate(trace: Trace, ranked: list[_Ranked], *, explain: bool) -> list[Hit]:
+def _hydrate(trace: Trace, ranked: list[_Ranked]) -> list[Hit]:
     if not ranked:
         return []
     records = trace.read(Query.HYDRATE_CHUNKS, {"chunk_ids": [hit.chunk_id for hit in ranked]})
@@ -384,7 +397,7 @@ def _hydrate(trace: Trace, ranked: list[_Ranked], *, explain: bool) -> list[Hit]
                 title=detail["title"] if detail else "",
                 text=detail["text"] if detail else "",
                 n_tokens=detail["n_tokens"] if detail else 0,
-                paths=hit.paths if explain else {},
+                paths=hit.paths,
                 signals=hit.signals,
             )
         )

@@ -27,9 +27,7 @@ def engine(found: dict[str, list[tuple[str, str, float]]], options: SearchOption
         for path, rows in found.items()
         if PathName(path) in options.active_paths()
     }
-    keyed = pipeline._keyed(paths, document_level=options.document_level)
-    normalised = pipeline._normalised_by_path(keyed, options)
-    ranked = pipeline._rank(pipeline._fuse(normalised, options), keyed, normalised)
+    ranked = pipeline._ranking(paths, options)
     return [hit.document_id for hit in ranked[: options.k]]
 
 
