@@ -1,9 +1,12 @@
 // Metadata path: exact identifiers (codes, serials, acronyms) the query names, tags the query
 // names, and the other documents of the folders where identified documents live (clustering).
 // Chunks of identified documents score the share of query identifiers they mention; a tagged
-// or same-folder document is represented by its first chunk at 0.5 and 0.25.
-// Parameters: $identifier_ids (entity ids), $terms (query terms, matched to tag names), $k,
-// $allowed (document ids, or null). Returns: chunk_id, document_id, score.
+// or same-folder document is represented by its first chunk at 0.5 and 0.25. Only identifiers
+// mentioned in at most $max_cluster_mentions chunks cluster: one in more has no single
+// neighbourhood, and the folders of its thousands of chunks would bring in most of the corpus.
+// Parameters: $identifier_ids (entity ids), $terms (query terms, matched to tag names),
+// $max_cluster_mentions, $k, $allowed (document ids, or null).
+// Returns: chunk_id, document_id, score.
 CALL () {
   UNWIND $identifier_ids AS id
   MATCH (:Entity {id: id})<-[:MENTIONS]-(c:Chunk)
@@ -15,7 +18,9 @@ CALL () {
   RETURN c, 0.5 AS score
   UNION ALL
   UNWIND $identifier_ids AS id
-  MATCH (:Entity {id: id})<-[:MENTIONS]-(:Chunk)<-[:HAS_CHUNK]-(:Document)<-[:CONTAINS]-(f:Folder)
+  MATCH (e:Entity {id: id})
+  WHERE COUNT { (e)<-[:MENTIONS]-() } <= $max_cluster_mentions
+  MATCH (e)<-[:MENTIONS]-(:Chunk)<-[:HAS_CHUNK]-(:Document)<-[:CONTAINS]-(f:Folder)
   WITH DISTINCT f
   WHERE f.path <> ''
   MATCH (f)-[:CONTAINS]->(:Document)-[:HAS_CHUNK]->(c:Chunk {ordinal: 0})

@@ -148,7 +148,8 @@ class TfidfPath:
 
 
 class MetadataPath:
-    """Exact identifiers, tags named in the query, and same-folder clustering."""
+    """Exact identifiers, tags named in the query, and same-folder clustering around the
+    documents of identifiers mentioned in at most ``k`` chunks."""
 
     name = PathName.METADATA
 
@@ -160,6 +161,9 @@ class MetadataPath:
         parameters = {
             "identifier_ids": query.identifiers,
             "terms": query.terms,
+            # An identifier in k chunks or more fills the path by itself, and the folders of a
+            # code in 853 of 100,000 generated chunks took the path from ~3 ms to ~95 ms.
+            "max_cluster_mentions": k,
             "k": k,
             "allowed": _allowed(allowed),
         }

@@ -82,6 +82,25 @@ def test_an_identifier_only_exact_paths_pin_down(context: SearchContext) -> None
     assert documents(hybrid)[0] == "lab/spares.md"
 
 
+def test_only_identifiers_in_few_chunks_cluster_their_folder(context: SearchContext) -> None:
+    def metadata(max_cluster_mentions: int) -> dict[str, float]:
+        records, _, _ = context.driver.execute_query(
+            cypher(Query.METADATA_CHUNKS),
+            identifier_ids=["zq-4471-b"],  # mentioned in one chunk, of lab/spares.md
+            terms=[],
+            max_cluster_mentions=max_cluster_mentions,
+            k=100,
+            allowed=None,
+        )
+        return {r["document_id"]: r["score"] for r in records}
+
+    clustered = metadata(max_cluster_mentions=1)
+    assert clustered["lab/spares.md"] == pytest.approx(1.25)  # identified, and in the folder
+    assert set(clustered) == set(LAB)
+    assert {score for doc, score in clustered.items() if doc != "lab/spares.md"} == {0.25}
+    assert metadata(max_cluster_mentions=0) == {"lab/spares.md": pytest.approx(1.0)}
+
+
 def test_a_paraphrase_only_dense_search_finds(context: SearchContext) -> None:
     query = "protecting paintings from humidity"
     dense = run(context, query, mode=Mode.DENSE, level="document", k=3)
