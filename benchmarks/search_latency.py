@@ -212,6 +212,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j | None) -> None:
     from loaders.entities import EntityExtractor
+    from service.app import startup_objects_frozen
     from service.embedding import load_embedder
     from service.graph.driver import connect
     from service.graph.schema import apply_schema
@@ -268,9 +269,10 @@ def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j | None)
                 queries = synthetic.queries(args.warmup + args.queries, args.seed + 1)
             driver.execute_query("CALL db.awaitIndexes(3600)", database_=database)
             graph = graph_counts(driver, database)
-            results[corpus] = measure_corpus(
-                args, settings, driver, embedder, extractor, corpus, queries, load, graph
-            )
+            with startup_objects_frozen():  # as the API and open_search() do
+                results[corpus] = measure_corpus(
+                    args, settings, driver, embedder, extractor, corpus, queries, load, graph
+                )
     summary = {
         "benchmark": "search_latency",
         "k": K,

@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from service.app import default_embedder
+from service.app import default_embedder, startup_objects_frozen
 from service.graph.driver import connect
 from service.graph.schema import apply_schema
 from service.ingestion import load_extractor
@@ -48,6 +48,7 @@ def open_search(
         extractor = load_extractor(settings, gazetteer or settings.gazetteer)
         context = SearchContext(driver, embedder, extractor, settings.neo4j_database)
         try:
-            yield Searcher(context)
+            with startup_objects_frozen():
+                yield Searcher(context)
         finally:
             context.close()

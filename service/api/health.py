@@ -18,7 +18,11 @@ router = APIRouter(tags=["health"])
 def health(resources: ResourcesDep, response: Response) -> HealthResponse:
     """Answers 200 when Neo4j answers and every index is ONLINE, 503 otherwise."""
     settings = resources.settings
-    model = ModelHealth(name=resources.embedder.name, dimension=resources.embedder.dimension)
+    model = ModelHealth(
+        name=resources.embedder.name,
+        dimension=resources.embedder.dimension,
+        query_runtime=getattr(resources.embedder, "runtime", "torch"),
+    )
     graph = Neo4jHealth(
         reachable=False,
         uri=settings.bolt_uri,

@@ -28,6 +28,9 @@ class IndexHealth(BaseModel):
 class ModelHealth(BaseModel):
     name: str
     dimension: int
+    query_runtime: str = Field(
+        "torch", description='What embeds a query: "onnx" (ONNX Runtime) or "torch".'
+    )
 
 
 class HealthResponse(BaseModel):

@@ -337,7 +337,7 @@ def build_report(
 # --- the whole run ------------------------------------------------------------------------------
 def run(config: EvalConfig, console: Console) -> tuple[EvalReport, dict[str, Path]]:
     """Load the split, prepare the graph, evaluate every condition, write the outputs."""
-    from service.app import default_embedder
+    from service.app import default_embedder, startup_objects_frozen
     from service.graph.driver import connect
     from service.graph.schema import apply_schema
     from service.ingestion import make_ingestor
@@ -383,7 +383,8 @@ def run(config: EvalConfig, console: Console) -> tuple[EvalReport, dict[str, Pat
                 with console.status("Building the conditions"):
                     # The in-memory references embed the whole corpus once (then cached).
                     built = [conds.build(spec, resources) for spec in specs]
-                results = evaluate(built, split, depth=config.depth, console=console)
+                with startup_objects_frozen():  # as the API: no full GC pass in a timed search
+                    results = evaluate(built, split, depth=config.depth, console=console)
             finally:
                 context.close()
     report = build_report(split, results, setup)
