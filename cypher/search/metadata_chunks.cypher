@@ -6,7 +6,8 @@
 // neighbourhood, and the folders of its thousands of chunks would bring in most of the corpus.
 // Parameters: $identifier_ids (entity ids), $terms (query terms, matched to tag names),
 // $max_cluster_mentions, $k, $allowed (document ids, or null).
-// Returns: chunk_id, document_id, score.
+// Returns: one row, candidates: a list of {chunk_id, document_id, score}, best first (one list
+// rather than a row per candidate: the driver decodes it in a third of the CPU time).
 CALL () {
   UNWIND $identifier_ids AS id
   MATCH (:Entity {id: id})<-[:MENTIONS]-(c:Chunk)
@@ -28,6 +29,7 @@ CALL () {
 }
 WITH c, sum(score) AS score
 WHERE $allowed IS NULL OR c.document_id IN $allowed
-RETURN c.id AS chunk_id, c.document_id AS document_id, score
+WITH c.id AS chunk_id, c.document_id AS document_id, score
 ORDER BY score DESC, chunk_id
-LIMIT $k;
+LIMIT $k
+RETURN collect({chunk_id: chunk_id, document_id: document_id, score: score}) AS candidates;

@@ -10,7 +10,9 @@
 // the finders scored best; a booster's idf is the lowest, so it rarely lifts a chunk from
 // further down into the top $k.
 // Parameters: $terms (distinct query terms), $common_fraction, $max_postings, $boost_pool
-// (at least $k), $k, $allowed (document ids, or null). Returns: chunk_id, document_id, score.
+// (at least $k), $k, $allowed (document ids, or null).
+// Returns: one row, candidates: a list of {chunk_id, document_id, score}, best first (one list
+// rather than a row per candidate: the driver decodes it in a third of the CPU time).
 MATCH (every:Chunk)
 WITH count(every) AS n
 UNWIND $terms AS text
@@ -38,6 +40,7 @@ CALL (c, boosters) {
   MATCH (c)-[h:HAS_TERM]->(t)
   RETURN sum((1.0 + log(h.tf)) * idf) AS boosted
 }
-RETURN c.id AS chunk_id, c.document_id AS document_id, found + boosted AS score
+WITH c.id AS chunk_id, c.document_id AS document_id, found + boosted AS score
 ORDER BY score DESC, chunk_id
-LIMIT $k;
+LIMIT $k
+RETURN collect({chunk_id: chunk_id, document_id: document_id, score: score}) AS candidates;

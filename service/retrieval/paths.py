@@ -62,7 +62,11 @@ class CandidatePath(Protocol[Q_contra]):
 
 
 def _candidates(records: Sequence[neo4j.Record]) -> list[Candidate]:
-    return [Candidate(r["chunk_id"], r["document_id"], float(r["score"])) for r in records]
+    """The one row of a path statement: its ``candidates`` list, best first."""
+    return [
+        Candidate(c["chunk_id"], c["document_id"], float(c["score"]))
+        for c in records[0]["candidates"]
+    ]
 
 
 def _allowed(allowed: Collection[str] | None) -> list[str] | None:

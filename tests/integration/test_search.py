@@ -92,7 +92,7 @@ def test_only_identifiers_in_few_chunks_cluster_their_folder(context: SearchCont
             k=100,
             allowed=None,
         )
-        return {r["document_id"]: r["score"] for r in records}
+        return {c["document_id"]: c["score"] for c in records[0]["candidates"]}
 
     clustered = metadata(max_cluster_mentions=1)
     assert clustered["lab/spares.md"] == pytest.approx(1.25)  # identified, and in the folder
