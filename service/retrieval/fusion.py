@@ -110,12 +110,15 @@ def fuse(
                 )
 
     ranks_by_path = {path: _ranks(scores) for path, scores in paths.items()}
-    candidates = {candidate for scores in paths.values() for candidate in scores}
+    found: dict[str, list[str]] = {}  # candidate → the paths that found it, in path order
+    for path, scores in paths.items():
+        for candidate in scores:
+            found.setdefault(candidate, []).append(path)
+    weight_of = {path: weights.get(path, 1.0) for path in paths}
     fused: dict[str, FusedScore] = {}
-    for candidate in candidates:
-        found_by = [path for path, scores in paths.items() if candidate in scores]
+    for candidate, found_by in found.items():
         ranks = {path: ranks_by_path[path][candidate] for path in found_by}
-        weighted = {path: weights.get(path, 1.0) * paths[path][candidate] for path in found_by}
+        weighted = {path: weight_of[path] * paths[path][candidate] for path in found_by}
         match method:
             case Fusion.WEIGHTED_SUM:
                 contributions = weighted
@@ -123,15 +126,13 @@ def fuse(
                 winner = min(weighted, key=lambda path: (-weighted[path], path))
                 contributions = {p: (weighted[p] if p == winner else 0.0) for p in found_by}
             case Fusion.MEAN:
-                total_weight = math.fsum(weights.get(path, 1.0) for path in found_by)
+                total_weight = math.fsum(weight_of[path] for path in found_by)
                 contributions = {
                     path: (term / total_weight if total_weight > 0.0 else 0.0)
                     for path, term in weighted.items()
                 }
             case Fusion.RRF:
-                contributions = {
-                    path: weights.get(path, 1.0) / (rrf_k + ranks[path]) for path in found_by
-                }
+                contributions = {path: weight_of[path] / (rrf_k + ranks[path]) for path in found_by}
         fused[candidate] = FusedScore(
             score=math.fsum(contributions.values()),
             contributions=MappingProxyType(contributions),

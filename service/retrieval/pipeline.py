@@ -277,7 +277,8 @@ def _rank(
     hundred candidates of a search that costs more than the fusion itself."""
     hits: list[_Ranked] = []
     for key, score in fused.items():
-        strongest = max(score.ranks, key=lambda path: score.contributions.get(path, 0.0))
+        parts = score.contributions  # one per path that found it
+        strongest = next(iter(parts)) if len(parts) == 1 else max(parts, key=lambda p: parts[p])
         shown = keyed[strongest][key]
         hits.append(
             _Ranked(
