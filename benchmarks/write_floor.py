@@ -81,6 +81,7 @@ def chunk_texts(limit: int) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sys.path.insert(0, str(REPO))
+    from loaders.graph_writer import index_term_parameters
     from loaders.terms import index_terms
     from service.graph.driver import connect
     from service.graph.local_server import LocalNeo4j, throwaway_settings
@@ -120,7 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                     "n_tokens": len(text.split()),
                     "heading_slugs": [],
                     "identifiers": [],
-                    "terms": [{"text": t, "tf": tf} for t, tf in index_terms(text).items()],
+                    "terms": index_terms(text),
                     "previous_id": f"{documents[-1]}#{i % 3 - 1}" if i % 3 else None,
                     "embedding": (vector / np.linalg.norm(vector)).tolist(),
                 }
@@ -142,13 +143,18 @@ def main(argv: list[str] | None = None) -> int:
                 for name, size in cells:
                     documents, rows = batch(size)
                     statement, fields = statements[name]
+                    parameters: dict[str, Any] = {}
                     if fields is not None:
                         rows = [{key: row[key] for key in fields} for row in rows]
+                    else:  # the shipped statement: terms as ingestion sends them
+                        terms, postings = index_term_parameters([row["terms"] for row in rows])
+                        rows = [row | {"terms": p} for row, p in zip(rows, postings, strict=True)]
+                        parameters["terms"] = terms
                     with driver.session(database=settings.neo4j_database) as session:
                         session.run(DOCUMENTS, ids=documents).consume()
                         started = time.perf_counter()
                         with session.begin_transaction() as tx:
-                            tx.run(statement, chunks=rows).consume()
+                            tx.run(statement, parameters, chunks=rows).consume()
                             before_commit = time.perf_counter()
                             tx.commit()
                         ended = time.perf_counter()

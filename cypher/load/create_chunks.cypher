@@ -1,9 +1,15 @@
 // Create a document's chunks, linked from the document and to each other in reading order, with
 // their index terms, (:Chunk)-[:HAS_TERM {tf}]->(:Term), the inverted index of the TF-IDF path.
+// Each distinct term of the batch is MERGEd once, then referred to by its position.
 // The caller has removed the previous chunks (delete_document_content.cypher).
-// Parameters: $chunks (list of {id, document_id, ordinal, text, start, end, n_tokens,
-// heading_slugs, identifiers, terms: [{text, tf}], previous_id (null for the first),
-// embedding}). Returns: nothing.
+// Parameters: $terms (the batch's distinct index terms), $chunks (list of {id, document_id,
+// ordinal, text, start, end, n_tokens, heading_slugs, identifiers, terms: [[position in $terms,
+// tf]], previous_id (null for the first), embedding}). Returns: nothing.
+CALL () {
+  UNWIND $terms AS text
+  MERGE (t:Term {text: text})
+  RETURN collect(t) AS term_nodes
+}
 UNWIND $chunks AS row
 MATCH (d:Document {id: row.document_id})
 CREATE (d)-[:HAS_CHUNK]->(c:Chunk {
@@ -11,13 +17,13 @@ CREATE (d)-[:HAS_CHUNK]->(c:Chunk {
   start: row.start, end: row.end, n_tokens: row.n_tokens,
   heading_slugs: row.heading_slugs, identifiers: row.identifiers
 })
-WITH c, row
+WITH term_nodes, c, row
 CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)
-WITH c, row
-CALL (c, row) {
-  UNWIND row.terms AS term
-  MERGE (t:Term {text: term.text})
-  CREATE (c)-[:HAS_TERM {tf: term.tf}]->(t)
+WITH term_nodes, c, row
+CALL (c, row, term_nodes) {
+  UNWIND row.terms AS posting
+  WITH c, term_nodes[posting[0]] AS t, posting[1] AS tf
+  CREATE (c)-[:HAS_TERM {tf: tf}]->(t)
 }
 WITH c, row
 WHERE row.previous_id IS NOT NULL
