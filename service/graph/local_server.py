@@ -154,7 +154,8 @@ class LocalNeo4j:
         return generated
 
     def start(self) -> ServerStatus:
-        """Start the server and wait until Bolt accepts our credentials.
+        """Start the server and wait until Bolt accepts our credentials and the HTTP port
+        (Neo4j Browser) listens.
 
         Raises:
             LocalServerError: already running, a port is taken, or the server did not come up.
@@ -281,7 +282,7 @@ class LocalNeo4j:
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.conf_dir)}
         done = subprocess.run(
             [str(self._java()), "-cp", f"{self.lib_dir}/*", _ADMIN_TOOL,
-             "dbms", "set-initial-password", password],
+             "dbms", "set-initial-password", "--", password],
             capture_output=True, text=True, env=env, cwd=self.home, check=False,
         )  # fmt: skip
         if done.returncode != 0:
@@ -298,7 +299,9 @@ class LocalNeo4j:
                     )
                 try:
                     drv.verify_connectivity()
-                    return
+                    # Bolt comes up about a second before the HTTP port (Neo4j Browser).
+                    if _port_in_use(self.settings.neo4j_http_port):
+                        return
                 except AuthError as error:
                     raise LocalServerError(
                         f"Neo4j refused the password ({error.message}). The data in {self.home} "
@@ -309,7 +312,7 @@ class LocalNeo4j:
                     pass
                 if time.monotonic() > deadline:
                     raise LocalServerError(
-                        f"Neo4j did not answer on {self.bolt_uri} within "
+                        f"Neo4j did not answer on {self.bolt_uri} and {self.browser_url} within "
                         f"{self.settings.neo4j_start_timeout_s:.0f} s:\n{_tail(self.console_log)}"
                     )
                 time.sleep(0.5)
