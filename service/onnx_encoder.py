@@ -4,8 +4,9 @@ sentence-transformers runs the model as a tree of torch modules, paying Python a
 overhead on every operator. For a batch of chunks that overhead is lost in the arithmetic; for one
 short query it is most of the time (all-MiniLM-L6-v2, one CPU thread: ~16 ms per query through
 torch, ~6.5 ms through ONNX Runtime, the same throughput on batches of 64;
-``benchmarks/search_latency.py``). ONNX Runtime also holds the GIL for one call instead of
-every operator, so the search's other threads (its candidate paths) are not slowed.
+``benchmarks/search_latency.py``). ONNX Runtime also runs the whole model in one call without
+the GIL, where torch takes it back between operators, so the search's other threads (its
+candidate paths) are not slowed.
 
 This is the same model: the loaded ``SentenceTransformer``'s own transformer, exported once with
 ``torch.onnx.export`` into the cache folder, fed by its own tokenizer, followed by the same mean

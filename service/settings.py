@@ -65,7 +65,8 @@ class Settings(BaseSettings):
     embedding_threads: int = Field(
         default=1,
         ge=0,
-        description="CPU threads for the model; 0: torch's default (every core).",
+        description="CPU threads for the model (torch, and ONNX Runtime for queries); 0: their "
+        "default (every core).",
     )
     embedding_onnx_queries: bool = Field(
         default=True,

@@ -1,8 +1,9 @@
 // Create entities, or add newly seen aliases to existing ones; alias_text feeds the full-text
 // index, and each alias whose normalised key differs from the id gets an (:Alias {key}) node
 // -[:ALIAS_OF]-> the entity, so that a query naming the alias finds the entity exactly
-// (detect_entities.cypher) whatever gazetteer the query side loaded. An entity without an embedding gets the row's (the embedding of its name); rows of
-// entities the caller knows to be embedded already carry none (embedded_entities.cypher).
+// (detect_entities.cypher) whatever gazetteer the query side loaded. An entity without an
+// embedding gets the row's (the embedding of its name); rows of entities the caller knows to
+// be embedded already carry none (embedded_entities.cypher).
 // Parameters: $entities (list of {id, name, type, aliases: list<string>, alias_keys:
 // list<string> (normalised aliases other than the id), embedding: list<float> or null}).
 // Returns: without_embedding (ids of entities still without an embedding: their row had none,
