@@ -171,6 +171,9 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
                 cypher(Query.GRAPH_SUMMARY), database_=settings.neo4j_database
             ).records
         }
+        segments = (
+            server.vector_index_segments(driver, settings.neo4j_database) if started_server else {}
+        )
 
     python_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     neo4j_peak_mb = _vm_hwm_mb(neo4j_pid)
@@ -246,6 +249,9 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
         "graph        "
         + ", ".join(f"{name} {count}" for name, count in sorted(counts.items()) if count)
     )
+    if segments:
+        # Few segments keep vector queries fast (service/graph/local_server.py).
+        print("segments     " + ", ".join(f"{name} {n}" for name, n in sorted(segments.items())))
     for warning in stats.warnings:
         print(f"warning      {warning}")
     summary = {
@@ -279,6 +285,7 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
         "neo4j_cpu_s": round(neo4j_cpu_s, 3) if neo4j_cpu_s is not None else None,
         "python_peak_rss_mb": round(python_peak_mb, 1),
         "neo4j_peak_rss_mb": round(neo4j_peak_mb, 1) if neo4j_peak_mb is not None else None,
+        "vector_index_segments": segments,
     }
     print(json.dumps(summary))
     return 0

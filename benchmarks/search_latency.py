@@ -268,6 +268,8 @@ def run(args: argparse.Namespace, settings: Settings, server: LocalNeo4j | None)
                     load |= load_generated(args, settings, driver, embedder, synthetic)
                 queries = synthetic.queries(args.warmup + args.queries, args.seed + 1)
             driver.execute_query("CALL db.awaitIndexes(3600)", database_=database)
+            if server is not None:  # few segments keep vector queries fast (local_server.py)
+                load["vector_index_segments"] = server.vector_index_segments(driver, database)
             graph = graph_counts(driver, database)
             with startup_objects_frozen():  # as the API and open_search() do
                 results[corpus] = measure_corpus(

@@ -17,6 +17,7 @@ class IndexState:
     type: str
     state: str
     population_percent: float
+    id: int  # also the name of the index's folder under the database's schema/index/
 
 
 def apply_schema(
@@ -49,7 +50,8 @@ def index_states(driver: neo4j.Driver, database: str) -> list[IndexState]:
         cypher(Query.INDEX_STATES), database_=database, routing_=neo4j.RoutingControl.READ
     ).records
     return [
-        IndexState(r["name"], r["type"], r["state"], float(r["populationPercent"])) for r in records
+        IndexState(r["name"], r["type"], r["state"], float(r["populationPercent"]), int(r["id"]))
+        for r in records
     ]
 
 

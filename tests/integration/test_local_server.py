@@ -5,6 +5,8 @@ from __future__ import annotations
 import urllib.request
 from pathlib import Path
 
+import neo4j
+import numpy as np
 import pytest
 
 from service.errors import LocalServerError
@@ -59,3 +61,35 @@ def test_a_taken_port_is_reported(settings: Settings, tmp_path: Path) -> None:
     )
     with pytest.raises(LocalServerError, match="taken"):
         clash.start()
+
+
+_PROBE_VECTORS = (
+    "UNWIND $vectors AS vector CREATE (probe:SegmentProbe) "
+    "WITH probe, vector CALL db.create.setNodeVectorProperty(probe, 'embedding', vector)"
+)
+
+
+def test_a_populated_vector_index_is_one_segment(driver: neo4j.Driver, settings: Settings) -> None:
+    """A vector query walks each Lucene segment's graph apart. With Neo4j's defaults an index
+    populated from 20,000 vectors lands in 4 segments; with our server settings in one. (Writes
+    after population merge pairwise: benchmarks/ingest.py prints the segments they leave.)"""
+    if not settings.uses_local_server:
+        pytest.skip("an external server was given")
+    database = settings.neo4j_database
+    rng = np.random.default_rng(0)
+    for _ in range(4):
+        matrix = rng.normal(size=(5000, 384))
+        vectors = (matrix / np.linalg.norm(matrix, axis=1, keepdims=True)).tolist()
+        driver.execute_query(_PROBE_VECTORS, {"vectors": vectors}, database_=database)
+    try:
+        driver.execute_query(
+            "CREATE VECTOR INDEX segment_probe FOR (p:SegmentProbe) ON p.embedding OPTIONS "
+            "{indexConfig: {`vector.dimensions`: 384, `vector.similarity_function`: 'cosine'}}",
+            database_=database,
+        )
+        driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
+        segments = LocalNeo4j(settings).vector_index_segments(driver, database)
+        assert segments["segment_probe"] == 1
+    finally:
+        driver.execute_query("DROP INDEX segment_probe IF EXISTS", database_=database)
+        driver.execute_query("MATCH (p:SegmentProbe) DELETE p", database_=database)

@@ -6,8 +6,9 @@ import stat
 from pathlib import Path
 
 import pytest
+import yaml
 
-from service.graph.local_server import LocalNeo4j, _java_feature_version
+from service.graph.local_server import _VECTOR_INDEX_SEGMENTS, LocalNeo4j, _java_feature_version
 from service.settings import Settings
 
 
@@ -65,3 +66,20 @@ def test_status_ignores_a_stale_pid_file(tmp_path: Path) -> None:
     server.pid_file.parent.mkdir(parents=True)
     server.pid_file.write_text("999999999")
     assert not server.status().running
+
+
+def test_docker_compose_keeps_vector_segments_as_the_local_server_does() -> None:
+    compose = Path(__file__).parents[2] / "docker-compose.yml"
+    environment = yaml.safe_load(compose.read_text())["services"]["neo4j"]["environment"]
+
+    def setting(variable: str) -> str:  # the image's rule: '_' stands for '.', '__' for '_'
+        return (
+            variable.removeprefix("NEO4J_").replace("__", "\0").replace("_", ".").replace("\0", "_")
+        )
+
+    internal = {
+        setting(name): str(value)
+        for name, value in environment.items()
+        if name.startswith("NEO4J_internal_")
+    }
+    assert internal == _VECTOR_INDEX_SEGMENTS
