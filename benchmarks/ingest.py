@@ -251,7 +251,11 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
     )
     if segments:
         # Few segments keep vector queries fast (service/graph/local_server.py).
-        print("segments     " + ", ".join(f"{name} {n}" for name, n in sorted(segments.items())))
+        print(
+            "segments     "
+            + ", ".join(f"{name} {n}" for name, n in sorted(segments.items()))
+            + " (Lucene segments on disk of each vector index)"
+        )
     for warning in stats.warnings:
         print(f"warning      {warning}")
     summary = {

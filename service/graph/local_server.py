@@ -58,7 +58,7 @@ _JVM_OPTIONS = (
 # neo4j-lucene-index) favour write speed: population flushes small segments and never merges
 # them, and transactional writes merge only fifty segments at a time. Here population buffers
 # 256 MB and merges pairwise, and later writes merge pairwise too, as Neo4j's other Lucene
-# indexes do (lucene.merge_factor=2). Measured (benchmarks/README.md): 100k chunks populated
+# indexes do (lucene.merge_factor=2). Measured (docs/benchmarks.md): 100k chunks populated
 # into 20 segments took 16 ms a dense query, into one 4 ms (population 214 s instead of 72 s,
 # once); SciFact ingested through transactions left 44 segments, now one, and the ingest,
 # bound by the embedding model, took no longer.
@@ -116,7 +116,8 @@ class LocalNeo4j:
 
     def vector_index_segments(self, driver: Driver, database: str) -> dict[str, int]:
         """The Lucene segments on disk of each vector index of this server, by index name (one
-        ``.si`` file each). A vector query searches every segment apart: see
+        ``.si`` file each; writes Lucene still buffers in memory are not counted, so a small
+        index can show 0). A vector query searches every segment apart: see
         _VECTOR_INDEX_SEGMENTS."""
         index_root = self.home / "data" / "databases" / database / "schema" / "index"
         return {
