@@ -60,8 +60,8 @@ _JVM_OPTIONS = (
 # 256 MB and merges pairwise, and later writes merge pairwise too, as Neo4j's other Lucene
 # indexes do (lucene.merge_factor=2). Measured (docs/benchmarks.md): 100k chunks populated
 # into 20 segments took 16 ms a dense query, into one 4 ms (population 214 s instead of 72 s,
-# once); SciFact ingested through transactions left 44 segments, now one, and the ingest,
-# bound by the embedding model, took no longer.
+# once); SciFact ingested through transactions left 44 segments, now one to four, and the
+# ingest, bound by the embedding model, took no longer.
 _VECTOR_INDEX_SEGMENTS = {
     "internal.dbms.index.vector.population_ram_buffer_size": "256",
     "internal.dbms.index.vector.population_merge_factor": "2",
