@@ -18,7 +18,7 @@ import neo4j
 from loaders.entities import normalise_entity_id
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
 from service.embedding import Vectors
-from service.graph.queries import Query, cypher
+from service.graph.queries import Query, as_parameters, cypher
 
 
 @dataclass(frozen=True)
@@ -131,7 +131,7 @@ def write_documents(
         for query, parameters in params:
             _run_rows(tx, query, parameters)
         upserted = (
-            tx.run(cypher(Query.UPSERT_ENTITIES), entities=entity_rows).single()
+            tx.run(cypher(Query.UPSERT_ENTITIES), as_parameters({"entities": entity_rows})).single()
             if entity_rows
             else None
         )
@@ -164,7 +164,7 @@ def _run_rows(tx: neo4j.ManagedTransaction, query: Query, parameters: dict[str, 
     """Run an ``UNWIND $rows`` statement, unless there are no rows (every parameter empty):
     nothing to do then, and a round trip (and, on a fresh server, a query plan) saved."""
     if any(parameters.values()):
-        tx.run(cypher(query), parameters).consume()
+        tx.run(cypher(query), as_parameters(parameters)).consume()
 
 
 def _delete_orphans(tx: neo4j.ManagedTransaction, old: neo4j.Record | None) -> None:

@@ -23,7 +23,7 @@ import neo4j
 
 from loaders.entities import EntityExtractor
 from service.embedding import Embedder
-from service.graph.queries import Query, cypher
+from service.graph.queries import Query, as_parameters, cypher
 from service.retrieval.analysis import analyse, embed, prepare
 from service.retrieval.feedback import rocchio
 from service.retrieval.fusion import FusedScore, fuse
@@ -89,7 +89,7 @@ class Trace:
         with self._context.driver.session(
             database=self._context.database, default_access_mode=neo4j.READ_ACCESS
         ) as session:
-            return list(session.run(cypher(query), parameters))
+            return list(session.run(cypher(query), as_parameters(parameters)))
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from service.graph.queries import Query, all_files, statements, text
+from service.graph.queries import Query, all_files, as_parameters, statements, text
 
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 
@@ -31,3 +31,27 @@ def test_statements_split_on_line_ending_semicolons_only() -> None:
     assert len(schema) >= 5
     assert all(not s.endswith(";") and not s.startswith("//") for s in schema)
     assert all(s.startswith("CREATE CONSTRAINT") for s in schema)
+
+
+def test_parameters_log_lists_by_length_and_pack_to_the_same_bytes() -> None:
+    from neo4j._codec.packstream import v1 as packstream  # the driver's own packers
+
+    rows = [{"id": f"c{i}", "embedding": [i / 7, -1.5, 2.0**-20]} for i in range(50)]
+    sent = as_parameters({"chunks": rows, "k": 10, "ids": []})
+
+    assert repr(sent) == "{'chunks': <list of 50>, 'k': 10, 'ids': <list of 0>}"
+    assert sent == {"chunks": rows, "k": 10, "ids": []}
+
+    def packed(value: object, *, rust: bool) -> bytes:
+        buffer = bytearray()
+        packer = packstream.Packer(type("Stream", (), {"write": buffer.extend})())
+        hooks = packer._inject_hooks(None)
+        if rust:
+            packer._pack(value, hooks)
+        else:
+            packer._py_pack(value, hooks)
+        return bytes(buffer)
+
+    for rust in (True, False):
+        assert packed(sent, rust=rust) == packed({"chunks": rows, "k": 10, "ids": []}, rust=rust)
+    assert packstream._rust_pack is not None, "neo4j-rust-ext is a dependency; its packer is used"
