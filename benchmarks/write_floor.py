@@ -10,7 +10,11 @@ weight, each sent only the row fields it reads:
   carrying 384 floats per chunk over Bolt costs before anything is indexed;
 * ``text+vector``: the first plus ``db.create.setNodeVectorProperty``, the vector index too;
 * ``shipped``: ``cypher/load/create_chunks.cypher`` as ingestion runs it (vector, the TF-IDF
-  postings ``(:Chunk)-[:HAS_TERM]->(:Term)``, the document and ``NEXT`` edges).
+  postings ``(:Chunk)-[:HAS_TERM]->(:Term)``, the document and ``NEXT`` edges);
+* ``shipped, no postings``: the same statement given no index terms.
+
+Then the chunk vector index is dropped and the two shipped variants run again, which splits
+ingestion's write into its three parts: HNSW insertion, TF-IDF postings, and the rest.
 
 The first two are deliberately less than ingestion does: whatever they cost, a real ingest
 cannot beat. Each variant runs ``--repeats`` batches per batch size after ``--warmup`` unmeasured
@@ -85,18 +89,22 @@ def main(argv: list[str] | None = None) -> int:
     from loaders.terms import index_terms
     from service.graph.driver import connect
     from service.graph.local_server import LocalNeo4j, throwaway_settings
-    from service.graph.queries import Query, cypher
+    from service.graph.queries import Query, as_parameters, cypher
     from service.graph.schema import apply_schema
 
-    # Each statement with the row fields it reads: a floor sends no more than it needs.
-    statements = {
+    shipped = cypher(Query.CREATE_CHUNKS)
+    # Each statement with the row fields it reads (None: all, as ingestion sends them): a floor
+    # sends no more than it needs. Whether it runs with or without the chunk vector index.
+    variants: dict[str, tuple[str, tuple[str, ...] | None]] = {
         "text": (TEXT_ONLY, ("id", "text")),
         "text, vector sent": (TEXT_ONLY, ("id", "text", "embedding")),
         "text+vector": (TEXT_AND_VECTOR, ("id", "text", "embedding")),
-        "shipped": (cypher(Query.CREATE_CHUNKS), None),
+        "shipped": (shipped, None),
+        "shipped, no postings": (shipped, None),
     }
-    cells = [(name, size) for size in args.sizes for name in statements]
-    batches_per_cell = args.warmup + args.repeats
+    # Second phase, once the chunk vector index is dropped: the shipped statement apart from
+    # HNSW insertion, and apart from both of its heavy parts.
+    unindexed = ("shipped", "shipped, no postings")
     texts = chunk_texts(max(args.sizes) * 4)
     rng = np.random.default_rng(0)
     serial = count()
@@ -128,6 +136,17 @@ def main(argv: list[str] | None = None) -> int:
             )
         return documents, rows
 
+    def parameters(name: str, rows: list[dict[str, Any]]) -> dict[str, Any]:
+        """The statement's parameters for ``rows``: only the fields it reads, or the terms as
+        ingestion sends them (none for ``no postings``)."""
+        fields = variants[name][1]
+        if fields is not None:
+            return {"chunks": [{key: row[key] for key in fields} for row in rows]}
+        chunk_terms = [{} if "no postings" in name else row["terms"] for row in rows]
+        terms, postings = index_term_parameters(chunk_terms)
+        sent = [row | {"terms": p} for row, p in zip(rows, postings, strict=True)]
+        return {"chunks": sent, "terms": terms}
+
     home = Path(tempfile.mkdtemp(prefix="anchorgraph-floor-"))
     settings = throwaway_settings(
         home / "neo4j", heap=args.neo4j_heap, pagecache=args.neo4j_pagecache
@@ -136,37 +155,39 @@ def main(argv: list[str] | None = None) -> int:
     print(f"Starting a throwaway Neo4j in {home} …", file=sys.stderr, flush=True)
     server.start()
     measured: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
+
+    def run_cells(driver: Any, cells: list[tuple[str, int]], label: str = "") -> None:
+        """``--warmup`` then ``--repeats`` batches of every cell, the cells alternating."""
+        for round_number in range(args.warmup + args.repeats):
+            for name, size in cells:
+                documents, rows = batch(size)
+                sent = as_parameters(parameters(name, rows))
+                with driver.session(database=settings.neo4j_database) as session:
+                    session.run(DOCUMENTS, ids=documents).consume()
+                    started = time.perf_counter()
+                    with session.begin_transaction() as tx:
+                        tx.run(variants[name][0], sent).consume()
+                        before_commit = time.perf_counter()
+                        tx.commit()
+                    ended = time.perf_counter()
+                if round_number >= args.warmup:
+                    measured[name + label, size].append((ended - started, ended - before_commit))
+
     try:
         with connect(settings) as driver:
             apply_schema(driver, settings.neo4j_database, DIMENSION)
-            for round_number in range(batches_per_cell):
-                for name, size in cells:
-                    documents, rows = batch(size)
-                    statement, fields = statements[name]
-                    parameters: dict[str, Any] = {}
-                    if fields is not None:
-                        rows = [{key: row[key] for key in fields} for row in rows]
-                    else:  # the shipped statement: terms as ingestion sends them
-                        terms, postings = index_term_parameters([row["terms"] for row in rows])
-                        rows = [row | {"terms": p} for row, p in zip(rows, postings, strict=True)]
-                        parameters["terms"] = terms
-                    with driver.session(database=settings.neo4j_database) as session:
-                        session.run(DOCUMENTS, ids=documents).consume()
-                        started = time.perf_counter()
-                        with session.begin_transaction() as tx:
-                            tx.run(statement, parameters, chunks=rows).consume()
-                            before_commit = time.perf_counter()
-                            tx.commit()
-                        ended = time.perf_counter()
-                    if round_number >= args.warmup:
-                        measured[name, size].append((ended - started, ended - before_commit))
+            run_cells(driver, [(name, size) for size in args.sizes for name in variants])
+            driver.execute_query("DROP INDEX chunk_embedding", database_=settings.neo4j_database)
+            label = ", no vector index"
+            run_cells(driver, [(name, size) for size in args.sizes for name in unindexed], label)
     finally:
         server.stop()
         shutil.rmtree(home, ignore_errors=True)
 
-    print(f"\n{'statement':17} {'chunks':>6} {'batch ms':>9} {'commit ms':>9} {'chunks/s':>9}")
+    print(f"\n{'statement':38} {'chunks':>6} {'batch ms':>9} {'commit ms':>9} {'chunks/s':>9}")
     summary: dict[str, dict[str, float]] = {}
-    for name, size in cells:
+    # By batch size, in the order measured within one (sorted() is stable).
+    for name, size in sorted(measured, key=lambda cell: args.sizes.index(cell[1])):
         totals = [total for total, _ in measured[name, size]]
         commits = [commit for _, commit in measured[name, size]]
         median = statistics.median(totals)
@@ -177,7 +198,7 @@ def main(argv: list[str] | None = None) -> int:
             "chunks_per_s": round(rate),
         }
         print(
-            f"{name:17} {size:>6} {median * 1000:>9.1f} "
+            f"{name:38} {size:>6} {median * 1000:>9.1f} "
             f"{statistics.median(commits) * 1000:>9.1f} {rate:>9.0f}"
         )
 
@@ -188,7 +209,9 @@ def main(argv: list[str] | None = None) -> int:
         f"\nmedians of {args.repeats} batches each. Best chunks/s: {best('text'):.0f} without "
         f"vectors, {best('text, vector sent'):.0f} when each chunk's vector only travels, "
         f"{best('text+vector'):.0f} when it is stored and indexed, {best('shipped'):.0f} for "
-        f"ingestion's statement; the ingest target is {WRITE_TARGET_CHUNKS_S:.0f}."
+        f"ingestion's statement, {best('shipped, no postings, no vector index'):.0f} for it "
+        f"without TF-IDF postings and the chunk vector index; the ingest target is "
+        f"{WRITE_TARGET_CHUNKS_S:.0f}."
     )
     print(json.dumps({"target_chunks_per_s": WRITE_TARGET_CHUNKS_S, "cells": summary}))
     return 0
