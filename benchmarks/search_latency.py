@@ -1363,8 +1363,8 @@ def import_generated(
                     if previous is not None:
                         writers["NEXT"].writerow([previous, chunk.id])
                     previous = chunk.id
-                    writers["HAS_TERM"].writerows(
-                        [chunk.id, term, tf] for term, tf in chunk_terms.items()
+                    writers["HAS_TERM"].writerows(  # tf only above 1, as ingestion stores it
+                        [chunk.id, term, tf if tf > 1 else ""] for term, tf in chunk_terms.items()
                     )
                     terms.update(chunk_terms)
                 for m in d.mentions:

@@ -144,7 +144,10 @@ def main(argv: list[str] | None = None) -> int:
             return {"chunks": [{key: row[key] for key in fields} for row in rows]}
         chunk_terms = [{} if "no postings" in name else row["terms"] for row in rows]
         terms, postings = index_term_parameters(chunk_terms)
-        sent = [row | {"terms": p} for row, p in zip(rows, postings, strict=True)]
+        sent = [
+            {key: value for key, value in row.items() if key != "terms"} | p
+            for row, p in zip(rows, postings, strict=True)
+        ]
         return {"chunks": sent, "terms": terms}
 
     home = Path(tempfile.mkdtemp(prefix="anchorgraph-floor-"))

@@ -1,10 +1,13 @@
 // Create a document's chunks, linked from the document and to each other in reading order, with
 // their index terms, (:Chunk)-[:HAS_TERM {tf}]->(:Term), the inverted index of the TF-IDF path.
-// Each distinct term of the batch is MERGEd once, then referred to by its position.
+// Each distinct term of the batch is MERGEd once, then referred to by its position. tf is stored
+// only above 1 (absent means 1): four postings in five are single, and a relationship without
+// properties is cheaper to write and to read.
 // The caller has removed the previous chunks (delete_document_content.cypher).
 // Parameters: $terms (the batch's distinct index terms), $chunks (list of {id, document_id,
-// ordinal, text, start, end, n_tokens, heading_slugs, identifiers, terms: [[position in $terms,
-// tf]], previous_id (null for the first), embedding}). Returns: nothing.
+// ordinal, text, start, end, n_tokens, heading_slugs, identifiers, single_terms: [position in
+// $terms], repeated_terms: [[position in $terms, tf]], previous_id (null for the first),
+// embedding}). Returns: nothing.
 CALL () {
   UNWIND $terms AS text
   MERGE (t:Term {text: text})
@@ -21,7 +24,12 @@ WITH term_nodes, c, row
 CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)
 WITH term_nodes, c, row
 CALL (c, row, term_nodes) {
-  UNWIND row.terms AS posting
+  UNWIND row.single_terms AS position
+  WITH c, term_nodes[position] AS t
+  CREATE (c)-[:HAS_TERM]->(t)
+}
+CALL (c, row, term_nodes) {
+  UNWIND row.repeated_terms AS posting
   WITH c, term_nodes[posting[0]] AS t, posting[1] AS tf
   CREATE (c)-[:HAS_TERM {tf: tf}]->(t)
 }

@@ -2,6 +2,7 @@
 // score(c) = Σ_t (1 + ln tf(t,c)) · (ln((1 + N) / (1 + df(t))) + 1), no length normalisation
 // (sublinear tf, Salton & Buckley 1988; smoothed idf as in scikit-learn). N and df are counted
 // live (count store and node degree), so the weights stay right as documents come and go.
+// A posting without tf has tf 1 (create_chunks.cypher stores it only above 1).
 // Which terms walk their posting lists ("finders"), rarest first: a term in more than
 // $common_fraction · N chunks never does unless every query term is that common (Lucene's
 // CommonTermsQuery), and a term finds only while the postings walked so far, its own included,
@@ -31,14 +32,14 @@ UNWIND finders AS finder
 WITH boosters, finder.term AS t, finder.idf AS idf
 MATCH (c:Chunk)-[h:HAS_TERM]->(t)
 WHERE $allowed IS NULL OR c.document_id IN $allowed
-WITH boosters, c, sum((1.0 + log(h.tf)) * idf) AS found
+WITH boosters, c, sum((1.0 + log(coalesce(h.tf, 1))) * idf) AS found
 ORDER BY found DESC, c.id
 LIMIT $boost_pool
 CALL (c, boosters) {
   UNWIND boosters AS booster
   WITH booster.term AS t, booster.idf AS idf
   MATCH (c)-[h:HAS_TERM]->(t)
-  RETURN sum((1.0 + log(h.tf)) * idf) AS boosted
+  RETURN sum((1.0 + log(coalesce(h.tf, 1))) * idf) AS boosted
 }
 WITH c.id AS chunk_id, c.document_id AS document_id, found + boosted AS score
 ORDER BY score DESC, chunk_id

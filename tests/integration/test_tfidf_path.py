@@ -131,3 +131,15 @@ def test_a_posting_budget_lets_only_the_rarest_terms_walk(read: Any, driver: neo
     assert by_document(retrieve(read, "relay", 1.0, max_postings=1)).keys() == {
         chunk_doc[c] for c in reference(driver, ["relay"])
     }
+
+
+def test_postings_carry_tf_only_above_one(read: Any, driver: neo4j.Driver) -> None:
+    records = driver.execute_query(
+        "MATCH (c:Chunk {document_id: 't/a.md'})-[h:HAS_TERM]->(t:Term) "
+        "RETURN t.text AS term, h.tf AS tf"
+    ).records
+    counts = index_terms(TEXTS["t/a.md"])
+    assert {r["term"]: r["tf"] for r in records} == {
+        term: tf if tf > 1 else None for term, tf in counts.items()
+    }
+    assert 3 in counts.values()  # "Relay relay relay": the stored tf is read (test above)
