@@ -68,9 +68,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--threads",
         type=int,
-        default=None,
-        help="torch CPU threads for the model; 0: torch's default (every core). "
-        "Default: ANCHORGRAPH_EMBEDDING_THREADS, as the CLI and the API use.",
+        default=0,
+        help="torch CPU threads for the model; 0 (default): every core, as `anchorgraph "
+        "ingest` uses (the API's ingest keeps ANCHORGRAPH_EMBEDDING_THREADS, 1).",
     )
     parser.add_argument(
         "--neo4j-uri",
@@ -131,7 +131,7 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
     started_server = server is not None
 
     clock = time.perf_counter()
-    threads = settings.embedding_threads if args.threads is None else args.threads
+    threads = args.threads
     embedder = load_embedder(args.model, batch_size=settings.embedding_batch_size, threads=threads)
     extractor = EntityExtractor(None if args.no_entities else SPACY_MODEL)
     extractor.has_parser  # noqa: B018 -- load the spaCy pipeline now, outside the timings

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
+from pathlib import Path
 
 import neo4j
 import pytest
@@ -339,3 +340,35 @@ def test_an_interrupted_ingest_rerun_equals_an_uninterrupted_one(
     make_ingestor(clean_graph, settings, embedder, extractor, batch_size=4).ingest(sample)
     assert summary(clean_graph) == uninterrupted
     assert links(clean_graph) == uninterrupted_links
+
+
+def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
+    clean_graph: neo4j.Driver,
+    settings: Settings,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import torch
+    from typer.testing import CliRunner
+
+    from service.cli import app
+    from service.graph.driver import neo4j_auth
+
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    (folder / "pump.md").write_text("# Pump\n\nThe pump P-100 feeds the [valve](valve.md).\n")
+    (folder / "valve.md").write_text("# Valve\n\nThe valve V-7 closes at 4 bar.\n")
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    before = torch.get_num_threads()
+    try:
+        done = CliRunner().invoke(app, ["ingest", str(folder), "--threads", "2"])
+        assert torch.get_num_threads() == 2  # torch's setting is process-wide: it took
+    finally:
+        torch.set_num_threads(before)
+    assert done.exit_code == 0, done.output
+    assert "2 documents read: 2 written" in done.output
+    assert "on 2 threads" in done.output
+    assert summary(clean_graph)["node:Document"] == 2
+    refused = CliRunner().invoke(app, ["ingest", str(folder), "--threads", "-1"])
+    assert refused.exit_code == 2 and "threads" in refused.output
