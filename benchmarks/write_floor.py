@@ -94,7 +94,7 @@ def main(argv: list[str] | None = None) -> int:
 
     shipped = cypher(Query.CREATE_CHUNKS)
     # Each statement with the row fields it reads (None: all, as ingestion sends them): a floor
-    # sends no more than it needs. Whether it runs with or without the chunk vector index.
+    # sends no more than it needs.
     variants: dict[str, tuple[str, tuple[str, ...] | None]] = {
         "text": (TEXT_ONLY, ("id", "text")),
         "text, vector sent": (TEXT_ONLY, ("id", "text", "embedding")),

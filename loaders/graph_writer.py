@@ -252,7 +252,7 @@ def index_term_parameters(
     ``create_chunks.cypher`` MERGEs each term once per batch instead of once per chunk that has
     it (and the texts travel once), which made its writes ~14 % faster; and it stores ``tf`` only
     where it is above 1 (four postings in five are single), which made writing the postings
-    ~30 % faster (both benchmarks/write_floor.py).
+    ~40 % faster (both benchmarks/write_floor.py).
     """
     position: dict[str, int] = {}
     postings: list[dict[str, list[Any]]] = []
