@@ -803,8 +803,8 @@ def term_expansions(driver: neo4j.Driver, database: str, queries: list[str]) -> 
     """Per query: the (:Chunk)-[:HAS_TERM]->(:Term) relationships of its TF-IDF terms, i.e. the
     postings the TF-IDF path would walk without its common-term cut and posting budget
     (benchmark-only Cypher)."""
-    from loaders.normalise import normalise_text
-    from loaders.terms import index_terms
+    from service.text.normalise import normalise_text
+    from service.text.terms import index_terms
 
     out = []
     for text in queries:
@@ -1025,7 +1025,7 @@ class SyntheticCorpus:
         import numpy as np
 
         from loaders.entities import normalise_entity_id
-        from loaders.terms import STOP_WORDS
+        from service.text.terms import STOP_WORDS
 
         self.seed = seed
         # None: seeded random unit vectors (fast, but the worst case for an HNSW index: no
@@ -1152,7 +1152,7 @@ class SyntheticCorpus:
         from loaders.graph_writer import EmbeddedDocument, merge_entities
         from loaders.ingest import document_vector
         from loaders.model import Chunk, EntityMention, SourceDocument, Triple
-        from loaders.terms import index_terms
+        from service.text.terms import index_terms
 
         rng = np.random.default_rng(self.seed)
         written = 0

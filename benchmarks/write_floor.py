@@ -86,11 +86,11 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     sys.path.insert(0, str(REPO))
     from loaders.graph_writer import index_term_parameters
-    from loaders.terms import index_terms
     from service.graph.driver import connect
     from service.graph.local_server import LocalNeo4j, throwaway_settings
     from service.graph.queries import Query, as_parameters, cypher
     from service.graph.schema import apply_schema
+    from service.text.terms import index_terms
 
     shipped = cypher(Query.CREATE_CHUNKS)
     # Each statement with the row fields it reads (None: all, as ingestion sends them): a floor

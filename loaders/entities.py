@@ -12,8 +12,6 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
@@ -22,8 +20,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from loaders.model import Chunk, EntityMention, Triple
-from loaders.normalise import normalise_text
 from service.errors import InvalidInput
+from service.text.identifiers import (
+    Found,
+    identifier_spans,
+    normalise_entity_id,
+    overlaps_any,
+)
+from service.text.normalise import normalise_text
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -32,8 +36,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-IDENTIFIER = "IDENTIFIER"
-ACRONYM = "ACRONYM"
 # Named-entity labels worth a node; numbers, dates, money and the like are not entities.
 NER_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "NORP", "FAC"}
@@ -43,24 +45,6 @@ _RULES_VERSION = "1"
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _DIRECT_OBJECTS = frozenset({"dobj", "attr"})
 _PREPOSITIONS = frozenset({"prep", "agent"})
-
-# Punctuation stripped from both ends of an entity name; '#', '+', '&' are kept ("C#", "C++").
-_SURROUNDING_PUNCTUATION = " \"'`“”‘’«»()[]{}<>.,;:!?…-–—*_/\\|"
-_WHITESPACE = re.compile(r"\s+")
-
-
-def normalise_entity_id(name: str) -> str:
-    """The id an entity name is known by: NFC, casefolded, single spaces, no outer punctuation.
-
-    Args:
-        name: A surface form, e.g. ``" MAC "``, ``"Mac"``, ``'"Acme Corp."'``.
-
-    Returns:
-        The id, e.g. ``"mac"``, ``"acme corp"``; ``""`` when nothing but punctuation is left.
-    """
-    name = unicodedata.normalize("NFC", name).casefold()
-    return _WHITESPACE.sub(" ", name).strip(_SURROUNDING_PUNCTUATION)
-
 
 @dataclass(frozen=True)
 class GazetteerEntry:
@@ -117,91 +101,6 @@ def _gazetteer_entry(item: object, where: str) -> GazetteerEntry:
         type=kind.strip(),
         aliases=tuple(normalise_text(alias) for alias in aliases if normalise_entity_id(alias)),
     )
-
-
-# --- Identifier patterns ------------------------------------------------------------------------
-
-# Uppercase letters and digits in hyphen-joined parts: "AG-2048", "XR-7-PRO", "SN-4711-AB-09".
-_CODE = re.compile(r"(?<![\w-])[A-Z0-9]+(?:-[A-Z0-9]+)+(?![\w-])")
-# A serial number after a label: "S/N 4711AB09", "Serial No. 12-345". The number is the match.
-_SERIAL = re.compile(
-    r"(?<![\w/])(?i:s/n|serial\s+(?:no\.?|number))[:#]?\s*"
-    r"(?P<serial>[A-Za-z0-9](?:[A-Za-z0-9-]*[A-Za-z0-9])?)(?![\w-])"
-)
-# An all-caps word, digits allowed, maybe with a plural "s": "NASA", "GPT4", "APIs".
-_ACRONYM = re.compile(r"(?<![\w-])(?P<acronym>[A-Z][A-Z0-9]*[A-Z0-9])s?(?![\w-])")
-_ACRONYM_LETTERS = range(2, 7)
-_ACRONYM_MAX_CHARS = 8
-# Three or more all-caps words in a row are shouting ("READ THE TERMS"), not acronyms.
-_SHOUTING = re.compile(r"\b[A-Z]{2,}(?:[ ,]+[A-Z]{2,}){2,}\b")
-_ROMAN_NUMERAL = re.compile(r"[IVX]+")
-_CAPITALISED_WORDS = frozenset(
-    {
-        "A", "AM", "AN", "AND", "ANY", "ARE", "AS", "AT", "BE", "BUT", "BY", "CAN", "DO", "FOR",
-        "FREE", "FROM", "HAS", "HAVE", "HE", "IF", "IN", "IS", "IT", "ME", "MUST", "MY", "NEW",
-        "NO", "NOT", "NOTE", "OF", "OK", "ON", "ONLY", "OR", "OUR", "PM", "SHE", "SO", "THAT",
-        "THE", "THIS", "TO", "UP", "US", "WAS", "WE", "WITH", "YES", "YOU",
-    }
-)  # fmt: skip
-
-
-@dataclass(frozen=True)
-class _Found:
-    """An entity occurrence in one chunk's text."""
-
-    start: int
-    end: int
-    surface: str
-    type: str
-    entity_id: str = ""
-
-
-def find_identifiers(text: str) -> list[str]:
-    """Product codes, serial numbers and acronyms in ``text``, as written.
-
-    Codes are uppercase letters and digits joined by hyphens with at least one of each
-    (``AG-2048``, ``XR-7-PRO``, ``SN-4711-AB-09``); a serial number after ``S/N`` or
-    ``Serial No.`` is returned without the label (``4711AB09``); acronyms are all-caps words of
-    2–6 letters, digits allowed (``NASA``, ``GPT4``, ``APIs`` → ``API``), not common words written
-    in capitals (``THE``, ``IS``), not Roman numerals (``IV``) and not inside shouted text.
-
-    Args:
-        text: A document chunk or a query.
-
-    Returns:
-        Distinct identifiers in order of first appearance.
-    """
-    return list(dict.fromkeys(found.surface for found in _identifiers(text)))
-
-
-def _identifiers(text: str) -> list[_Found]:
-    found = [
-        _Found(m.start(), m.end(), m.group(), IDENTIFIER)
-        for m in _CODE.finditer(text)
-        if any(c.isdigit() for c in m.group()) and any(c.isalpha() for c in m.group())
-    ]
-    found += [
-        _Found(m.start("serial"), m.end("serial"), m.group("serial"), IDENTIFIER)
-        for m in _SERIAL.finditer(text)
-        if any(c.isdigit() for c in m.group("serial")) and len(m.group("serial")) >= 4
-    ]
-    shouting = [m.span() for m in _SHOUTING.finditer(text)]
-    for m in _ACRONYM.finditer(text):
-        word, start = m.group("acronym"), m.start()
-        if (
-            sum(c.isalpha() for c in word) in _ACRONYM_LETTERS
-            and len(word) <= _ACRONYM_MAX_CHARS
-            and word not in _CAPITALISED_WORDS
-            and not _ROMAN_NUMERAL.fullmatch(word)
-            and not any(low <= start < high for low, high in shouting)
-        ):
-            found.append(_Found(start, m.end("acronym"), word, ACRONYM))
-    found.sort(key=lambda f: f.start)
-    return [f for k, f in enumerate(found) if not _overlaps_any(f, found[:k])]
-
-
-def _overlaps_any(found: _Found, others: Iterable[_Found]) -> bool:
-    return any(found.start < other.end and other.start < found.end for other in others)
 
 
 # --- Extraction ---------------------------------------------------------------------------------
@@ -310,7 +209,7 @@ class EntityExtractor:
         if not chunks:
             return [], []
         parse = self.has_parser
-        per_chunk: list[list[_Found]] = []
+        per_chunk: list[list[Found]] = []
         relations: list[tuple[str, str, str, str]] = []  # subject, predicate, object, chunk id
         docs = self._nlp.pipe((chunk.text for chunk in chunks), batch_size=self._batch_size)
         for chunk, doc in zip(chunks, docs, strict=True):
@@ -348,7 +247,7 @@ class EntityExtractor:
         key = normalise_entity_id(surface)
         return self._aliases.get(key, key)
 
-    def _found(self, doc: Doc) -> list[_Found]:
+    def _found(self, doc: Doc) -> list[Found]:
         """Entities of one chunk: spaCy's spans, then identifiers spaCy did not already cover."""
         found = []
         for span in doc.ents:
@@ -356,16 +255,16 @@ class EntityExtractor:
             if span.ent_id_ or span.label_ in NER_LABELS:
                 entity_id = span.ent_id_ or self.entity_id(span.text)
                 found.append(
-                    _Found(span.start_char, span.end_char, span.text, span.label_, entity_id)
+                    Found(span.start_char, span.end_char, span.text, span.label_, entity_id)
                 )
-        for identifier in _identifiers(doc.text):
+        for identifier in identifier_spans(doc.text):
             entity_id = self.entity_id(identifier.surface)
-            if not _overlaps_any(identifier, [f for f in found if f.entity_id == entity_id]):
+            if not overlaps_any(identifier, [f for f in found if f.entity_id == entity_id]):
                 found.append(replace(identifier, entity_id=entity_id))
         return sorted((f for f in found if f.entity_id), key=lambda f: f.start)
 
     def _describe(
-        self, found: Iterable[_Found]
+        self, found: Iterable[Found]
     ) -> tuple[dict[str, str], dict[str, str], dict[str, tuple[str, ...]]]:
         """Name, type and aliases of each entity id seen in one call."""
         surfaces: dict[str, Counter[str]] = {}
@@ -386,7 +285,7 @@ class EntityExtractor:
         return names, types, aliases
 
 
-def _relations(doc: Doc, found: Sequence[_Found]) -> Iterator[tuple[str, str, str]]:
+def _relations(doc: Doc, found: Sequence[Found]) -> Iterator[tuple[str, str, str]]:
     """Subject–predicate–object relations between found entities, from the dependency parse."""
     noun_chunks = {
         token.i: (chunk.start_char, chunk.end_char) for chunk in doc.noun_chunks for token in chunk

@@ -15,10 +15,11 @@ from typing import Any
 
 import neo4j
 
-from loaders.entities import normalise_entity_id
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
 from service.embedding import Vectors
+from service.graph.gateway import Graph
 from service.graph.queries import Query, as_parameters, cypher
+from service.text.identifiers import normalise_entity_id
 
 
 @dataclass(frozen=True)
@@ -49,37 +50,28 @@ class EmbeddedDocument:
     triple_vectors: Vectors  # one row per triple
 
 
-def existing_hashes(driver: neo4j.Driver, database: str, ids: Sequence[str]) -> dict[str, str]:
+def existing_hashes(graph: Graph, ids: Sequence[str]) -> dict[str, str]:
     """Content hash of each given document already in the graph."""
-    records = driver.execute_query(
-        cypher(Query.EXISTING_HASHES),
-        {"ids": list(ids)},
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    ).records
+    records = graph.read(Query.EXISTING_HASHES, {"ids": list(ids)})
     return {r["id"]: r["content_hash"] for r in records}
 
 
 def embedded_entity_ids(
-    driver: neo4j.Driver, database: str, entity_ids: Sequence[str], replacing: Sequence[str] = ()
+    graph: Graph, entity_ids: Sequence[str], replacing: Sequence[str] = ()
 ) -> set[str]:
     """Those of the given entities that have an embedding in the graph and keep it while the
     documents ``replacing`` (a batch being written right now) are replaced: their vectors need
     not be computed or sent again (``write_documents``'s ``embedded_entities``)."""
     if not entity_ids:
         return set()
-    records = driver.execute_query(
-        cypher(Query.EMBEDDED_ENTITIES),
-        {"entity_ids": list(entity_ids), "replacing": list(replacing)},
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    ).records
+    records = graph.read(
+        Query.EMBEDDED_ENTITIES, {"entity_ids": list(entity_ids), "replacing": list(replacing)}
+    )
     return {r["id"] for r in records}
 
 
 def write_documents(
-    driver: neo4j.Driver,
-    database: str,
+    graph: Graph,
     documents: Sequence[EmbeddedDocument],
     entities: Sequence[EntityRecord],
     entity_vectors: Vectors,
@@ -140,11 +132,10 @@ def write_documents(
         _delete_orphans(tx, old)
         return list(upserted["without_embedding"]) if upserted else []
 
-    with driver.session(database=database) as session:
-        return session.execute_write(work)
+    return graph.write(work)
 
 
-def delete_documents(driver: neo4j.Driver, database: str, ids: Sequence[str]) -> int:
+def delete_documents(graph: Graph, ids: Sequence[str]) -> int:
     """Remove documents, their content and entities and index terms no one uses any more; links
     into them wait on a placeholder so they resolve again if the documents come back. Returns
     the count."""
@@ -156,8 +147,7 @@ def delete_documents(driver: neo4j.Driver, database: str, ids: Sequence[str]) ->
         _delete_orphans(tx, old)
         return int(deleted["deleted"]) if deleted else 0
 
-    with driver.session(database=database) as session:
-        return session.execute_write(work)
+    return graph.write(work)
 
 
 def _run_rows(tx: neo4j.ManagedTransaction, query: Query, parameters: dict[str, Any]) -> None:

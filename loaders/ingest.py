@@ -16,11 +16,10 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from itertools import islice
 
-import neo4j
 import numpy as np
 
 from loaders.chunking import chunk_document
-from loaders.entities import EntityExtractor, find_identifiers
+from loaders.entities import EntityExtractor
 from loaders.graph_writer import (
     EmbeddedDocument,
     EntityRecord,
@@ -31,8 +30,10 @@ from loaders.graph_writer import (
     write_documents,
 )
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
-from loaders.terms import index_terms
 from service.embedding import Embedder, Vectors
+from service.graph.gateway import Graph
+from service.text.identifiers import find_identifiers
+from service.text.terms import index_terms
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
 # 2: chunks carry their TF-IDF index terms; 3: documents their text; 4: entities' alias keys.
@@ -126,19 +127,17 @@ class Ingestor:
 
     def __init__(
         self,
-        driver: neo4j.Driver,
+        graph: Graph,
         embedder: Embedder,
         extractor: EntityExtractor,
         *,
-        database: str = "neo4j",
         chunk_tokens: int = 200,
         chunk_overlap: float = 0.2,
         batch_size: int = 64,
     ) -> None:
-        self.driver = driver
+        self.graph = graph
         self.embedder = embedder
         self.extractor = extractor
-        self.database = database
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.batch_size = batch_size
@@ -197,7 +196,7 @@ class Ingestor:
 
     def delete(self, ids: Sequence[str]) -> int:
         """Remove documents by id; returns how many existed."""
-        return delete_documents(self.driver, self.database, ids)
+        return delete_documents(self.graph, ids)
 
     def content_hash(self, document: SourceDocument) -> str:
         """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
@@ -237,7 +236,7 @@ class Ingestor:
         warnings = []
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
-        known = existing_hashes(self.driver, self.database, list(by_id))
+        known = existing_hashes(self.graph, list(by_id))
         if in_flight is not None:
             known.update((id_, d) for id_, d in in_flight.hashes.items() if id_ in by_id)
         todo: list[tuple[SourceDocument, str]] = []
@@ -291,8 +290,7 @@ class Ingestor:
         in_flight_entities = in_flight.entity_ids if in_flight is not None else set()
         in_flight_documents = list(in_flight.hashes) if in_flight is not None else []
         in_graph = embedded_entity_ids(
-            self.driver,
-            self.database,
+            self.graph,
             [entity.id for entity in entities if entity.id not in in_flight_entities],
             replacing=in_flight_documents,
         )
@@ -303,8 +301,7 @@ class Ingestor:
         ids of entities left without an embedding (normally none)."""
         clock = time.perf_counter()
         without_embedding = write_documents(
-            self.driver,
-            self.database,
+            self.graph,
             prepared.documents,
             prepared.entities,
             prepared.entity_vectors,

@@ -31,8 +31,8 @@ from markdown_it.token import Token
 
 from loaders.links import heading_slug
 from loaders.model import Heading, RawLink, SourceDocument
-from loaders.normalise import normalise_text, normalise_with_offsets
 from service.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
+from service.text.normalise import normalise_text, normalise_with_offsets
 
 FORMATS = ("text", "markdown", "html", "jsonl", "beir")
 _SUFFIXES = {

@@ -1,7 +1,17 @@
 """anchorgraph: knowledge retrieval on Neo4j.
 
-The public surface for notebooks and scripts. Names are imported lazily so that ``import service``
-stays instant: torch, spaCy and the driver load only when used.
+The public library API, for notebooks, scripts and the evaluation package. Names are imported
+lazily so that ``import service`` stays instant: torch, spaCy and the driver load only when used.
+
+* Opening: ``Settings``, ``open_runtime`` (everything a process needs, built once),
+  ``open_search`` (read-only, a callable ``Searcher``), ``create_app`` (the FastAPI app).
+* Searching: ``search`` over a ``SearchContext`` with ``SearchOptions``; the stages
+  ``retrieve`` and ``rank_candidates`` (the fused ranking of the paths' candidates), and the
+  pure functions the engine scores with (``normalise``, ``fuse``, ``multisignal_ranking``,
+  ``rocchio``), so that an offline replay ranks exactly as ``search`` does.
+* Ingesting: ``read_all``, ``ingest_with_progress`` and the ``Ingestor`` of a runtime.
+* Running Neo4j: ``LocalNeo4j`` (the project's own server), ``throwaway_settings``,
+  ``free_port``; ``Query`` names every Cypher file.
 """
 
 from __future__ import annotations
@@ -9,20 +19,146 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from loaders.ingest import IngestStats
+    from loaders.model import SourceDocument
+    from loaders.read import read_beir_corpus
     from service.app import create_app
-    from service.library import open_search
-    from service.retrieval.types import SearchOptions, SearchResult
+    from service.embedding import Embedder, HashEmbedder
+    from service.errors import AnchorgraphError, GraphUnavailable, InvalidInput
+    from service.graph.local_server import LocalNeo4j, free_port, throwaway_settings
+    from service.graph.queries import Query
+    from service.graph.schema import SchemaMode
+    from service.ingestion import ingest_with_progress, read_all, sample_corpus
+    from service.library import Searcher, open_search
+    from service.retrieval.context import SearchContext
+    from service.retrieval.feedback import rocchio
+    from service.retrieval.fusion import Fusion, fuse
+    from service.retrieval.lucene import escape_lucene
+    from service.retrieval.normalise import Normalisation, normalise
+    from service.retrieval.pipeline import search
+    from service.retrieval.stages import (
+        multisignal_pool,
+        multisignal_ranking,
+        rank_candidates,
+        retrieve,
+    )
+    from service.retrieval.types import (
+        CHUNK_PATH_WEIGHTS,
+        DOCUMENT_PATH_WEIGHTS,
+        AnalyzedQuery,
+        Candidate,
+        Filters,
+        Hit,
+        Mode,
+        PathName,
+        Ranking,
+        SearchOptions,
+        SearchResult,
+        SignalWeightsIn,
+    )
+    from service.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
     from service.settings import Settings
 
-__all__ = ["SearchOptions", "SearchResult", "Settings", "create_app", "open_search"]
-
 _LAZY = {
+    "IngestStats": "loaders.ingest",
+    "SourceDocument": "loaders.model",
+    "read_beir_corpus": "loaders.read",
     "create_app": "service.app",
+    "Embedder": "service.embedding",
+    "HashEmbedder": "service.embedding",
+    "AnchorgraphError": "service.errors",
+    "GraphUnavailable": "service.errors",
+    "InvalidInput": "service.errors",
+    "LocalNeo4j": "service.graph.local_server",
+    "free_port": "service.graph.local_server",
+    "throwaway_settings": "service.graph.local_server",
+    "Query": "service.graph.queries",
+    "SchemaMode": "service.graph.schema",
+    "ingest_with_progress": "service.ingestion",
+    "read_all": "service.ingestion",
+    "sample_corpus": "service.ingestion",
+    "Searcher": "service.library",
     "open_search": "service.library",
+    "SearchContext": "service.retrieval.context",
+    "rocchio": "service.retrieval.feedback",
+    "Fusion": "service.retrieval.fusion",
+    "fuse": "service.retrieval.fusion",
+    "escape_lucene": "service.retrieval.lucene",
+    "Normalisation": "service.retrieval.normalise",
+    "normalise": "service.retrieval.normalise",
+    "search": "service.retrieval.pipeline",
+    "multisignal_pool": "service.retrieval.stages",
+    "multisignal_ranking": "service.retrieval.stages",
+    "rank_candidates": "service.retrieval.stages",
+    "retrieve": "service.retrieval.stages",
+    "CHUNK_PATH_WEIGHTS": "service.retrieval.types",
+    "DOCUMENT_PATH_WEIGHTS": "service.retrieval.types",
+    "AnalyzedQuery": "service.retrieval.types",
+    "Candidate": "service.retrieval.types",
+    "Filters": "service.retrieval.types",
+    "Hit": "service.retrieval.types",
+    "Mode": "service.retrieval.types",
+    "PathName": "service.retrieval.types",
+    "Ranking": "service.retrieval.types",
     "SearchOptions": "service.retrieval.types",
     "SearchResult": "service.retrieval.types",
+    "SignalWeightsIn": "service.retrieval.types",
+    "Runtime": "service.runtime",
+    "default_embedder": "service.runtime",
+    "open_runtime": "service.runtime",
+    "startup_objects_frozen": "service.runtime",
     "Settings": "service.settings",
 }
+__all__ = [
+    "CHUNK_PATH_WEIGHTS",
+    "DOCUMENT_PATH_WEIGHTS",
+    "AnalyzedQuery",
+    "AnchorgraphError",
+    "Candidate",
+    "Embedder",
+    "Filters",
+    "Fusion",
+    "GraphUnavailable",
+    "HashEmbedder",
+    "Hit",
+    "IngestStats",
+    "InvalidInput",
+    "LocalNeo4j",
+    "Mode",
+    "Normalisation",
+    "PathName",
+    "Query",
+    "Ranking",
+    "Runtime",
+    "SchemaMode",
+    "SearchContext",
+    "SearchOptions",
+    "SearchResult",
+    "Searcher",
+    "Settings",
+    "SignalWeightsIn",
+    "SourceDocument",
+    "create_app",
+    "default_embedder",
+    "escape_lucene",
+    "free_port",
+    "fuse",
+    "ingest_with_progress",
+    "multisignal_pool",
+    "multisignal_ranking",
+    "normalise",
+    "open_runtime",
+    "open_search",
+    "rank_candidates",
+    "read_all",
+    "read_beir_corpus",
+    "retrieve",
+    "rocchio",
+    "sample_corpus",
+    "search",
+    "startup_objects_frozen",
+    "throwaway_settings",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -98,19 +98,15 @@ def neo4j_status() -> None:
 @db_app.command("init")
 def db_init() -> None:
     """Create constraints and indexes (idempotent) and wait until they are ONLINE."""
-    from service.app import default_embedder
-    from service.graph.driver import connect
-    from service.graph.schema import apply_schema
+    from service.runtime import open_runtime
 
     settings = Settings()
-    with _clear_errors():
-        with console.status(f"Loading {settings.embedding_model}"):
-            dimension = default_embedder(settings).dimension
-        driver = connect(settings)
-        with driver, console.status("Applying schema and waiting for indexes"):
-            states = apply_schema(
-                driver, settings.neo4j_database, dimension, settings.index_online_timeout_s
-            )
+    with (
+        _clear_errors(),
+        console.status(f"Loading {settings.embedding_model}, applying the schema"),
+        open_runtime(settings, schema="apply") as runtime,
+    ):
+        states, dimension = runtime.indexes, runtime.embedder.dimension
     for state in states:
         console.print(f"  {state.name:<22} {state.type:<9} {state.state}")
     console.print(
@@ -143,7 +139,8 @@ def ingest(
     ] = 0,
 ) -> None:
     """Read documents and write them into the graph (unchanged ones are skipped)."""
-    from service.ingestion import build_ingestor, ingest_with_progress, read_all
+    from service.ingestion import ingest_with_progress, read_all
+    from service.runtime import open_runtime
 
     # Batches of long texts keep every core busy between the threads' barriers, unlike one
     # query: on 2 cores, 2 threads ingested SciFact's first 600 abstracts 17 % faster with spaCy
@@ -156,9 +153,10 @@ def ingest(
         if not documents:
             err.print("[bold red]error:[/] no documents to ingest")
             raise typer.Exit(1)
-        gazetteer = gazetteer or settings.gazetteer
-        with build_ingestor(settings, gazetteer=gazetteer, batch_size=batch_size) as ingestor:
-            stats = ingest_with_progress(ingestor, documents, console)
+        with open_runtime(
+            settings, schema="apply", gazetteer=gazetteer, batch_size=batch_size
+        ) as runtime:
+            stats = ingest_with_progress(runtime.ingestor, documents, console)
     console.print(
         f"{stats.documents} documents read: {stats.written} written, {stats.unchanged} unchanged; "
         f"{stats.chunks} chunks, {stats.mentions} entity mentions, {stats.triples} triples, "
@@ -200,7 +198,6 @@ def search_command(
     from pydantic import ValidationError
 
     from service.library import open_search
-    from service.retrieval.pipeline import search
     from service.retrieval.types import Filters, SearchOptions
 
     try:
@@ -221,7 +218,7 @@ def search_command(
         err.print(f"[bold red]error:[/] {problems}")
         raise typer.Exit(2) from None
     with _clear_errors(), open_search() as searcher:
-        result = search(searcher.context, options)
+        result = searcher(options)
     if as_json:
         console.print_json(result.model_dump_json())
         return
@@ -377,17 +374,13 @@ def evaluate(
 
 
 def _load_sample(settings: Settings) -> None:
-    from service.ingestion import (
-        build_ingestor,
-        ingest_with_progress,
-        read_all,
-        sample_corpus,
-    )
+    from service.ingestion import ingest_with_progress, read_all, sample_corpus
+    from service.runtime import open_runtime
 
     with _clear_errors():
         documents, _ = read_all(settings, sample_corpus())
-        with build_ingestor(settings, gazetteer=settings.gazetteer) as ingestor:
-            stats = ingest_with_progress(ingestor, documents, console)
+        with open_runtime(settings, schema="apply") as runtime:
+            stats = ingest_with_progress(runtime.ingestor, documents, console)
     console.print(
         f"Sample corpus: {stats.written} documents written, {stats.unchanged} unchanged "
         f"({sample_corpus()})."

@@ -7,6 +7,7 @@ the vector dimension is always read from the model.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import os
 from collections.abc import Sequence
@@ -119,6 +120,35 @@ class SentenceTransformerEmbedder:
         # verbose=False: a whole document is longer than the model reads, which is fine here.
         ids = self._model.tokenizer.encode(text, add_special_tokens=False, verbose=False)
         return len(ids)
+
+
+class HashEmbedder:
+    """A deterministic stand-in with no meaning: each text's vector is drawn from a generator
+    seeded with the SHA-256 of the text, then L2-normalised (as Haystack's test embedder does).
+    The same text always gives the same vector, so vector-index results repeat from run to run;
+    for plumbing tests and load benchmarks, never for relevance. Tokens are whitespace words."""
+
+    def __init__(self, dimension: int = 384, name: str = "hash-embedder") -> None:
+        self._dimension, self._name = dimension, name
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        return self._dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        rows = np.empty((len(texts), self._dimension), dtype=np.float32)
+        for row, text in enumerate(texts):
+            seed = int.from_bytes(hashlib.sha256(text.encode("utf-8")).digest()[:8], "little")
+            vector = np.random.default_rng(seed).standard_normal(self._dimension)
+            rows[row] = vector / np.linalg.norm(vector)
+        return rows
+
+    def count_tokens(self, text: str) -> int:
+        return len(text.split())
 
 
 def resolve_model_path(model_name: str) -> str:

@@ -7,6 +7,7 @@ AnchorgraphError
 ├── NotFound              no such document / entity                    → 404
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
 ├── IndexNotReady         an index did not come ONLINE in time         → 503
+│   └── SchemaMissing       a reader found no schema (never initialised) → 503
 └── LocalServerError      the project's own Neo4j could not be set up  → (CLI message)
 """
 
@@ -39,6 +40,10 @@ class GraphUnavailable(AnchorgraphError):
 
 class IndexNotReady(AnchorgraphError):
     """An index did not reach the ONLINE state in time."""
+
+
+class SchemaMissing(IndexNotReady):
+    """A read-only process found the graph without its indexes: nothing initialised it."""
 
 
 class LocalServerError(AnchorgraphError):

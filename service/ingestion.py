@@ -1,13 +1,12 @@
-"""Wiring between the settings and the loaders: read, build an ``Ingestor``, the sample corpus."""
+"""Ingestion helpers for the entry points: read everything first, the sample corpus, and a
+progress bar over ``Ingestor.ingest``. The ``Ingestor`` itself comes from ``service.runtime``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 
-import neo4j
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -18,11 +17,9 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
 from loaders.ingest import Ingestor, IngestStats
 from loaders.model import SourceDocument
 from loaders.read import Skipped, read_path
-from service.embedding import Embedder
 from service.settings import Settings
 
 
@@ -50,49 +47,6 @@ def read_all(
         )
     )
     return documents, skipped
-
-
-def load_extractor(settings: Settings, gazetteer: Path | None = None) -> EntityExtractor:
-    entries: list[GazetteerEntry] = load_gazetteer(gazetteer) if gazetteer else []
-    return EntityExtractor(settings.spacy_model or None, gazetteer=entries)
-
-
-def make_ingestor(
-    settings: Settings,
-    driver: neo4j.Driver,
-    embedder: Embedder,
-    extractor: EntityExtractor,
-    *,
-    batch_size: int = 64,
-) -> Ingestor:
-    return Ingestor(
-        driver,
-        embedder,
-        extractor,
-        database=settings.neo4j_database,
-        chunk_tokens=settings.chunk_tokens,
-        chunk_overlap=settings.chunk_overlap,
-        batch_size=batch_size,
-    )
-
-
-@contextmanager
-def build_ingestor(
-    settings: Settings, *, gazetteer: Path | None = None, batch_size: int = 64
-) -> Iterator[Ingestor]:
-    """An ``Ingestor`` on a fresh connection, with the schema in place; closes the driver."""
-    from service.app import default_embedder
-    from service.graph.driver import connect
-    from service.graph.schema import apply_schema
-
-    embedder = default_embedder(settings)
-    with connect(settings) as driver:
-        apply_schema(
-            driver, settings.neo4j_database, embedder.dimension, settings.index_online_timeout_s
-        )
-        yield make_ingestor(
-            settings, driver, embedder, load_extractor(settings, gazetteer), batch_size=batch_size
-        )
 
 
 def ingest_with_progress(

@@ -12,43 +12,36 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
-from service.app import default_embedder, startup_objects_frozen
-from service.graph.driver import connect
-from service.graph.schema import apply_schema
-from service.ingestion import load_extractor
-from service.retrieval.pipeline import SearchContext, search
+from service.graph.schema import SchemaMode
+from service.retrieval.context import SearchContext
+from service.retrieval.pipeline import search
 from service.retrieval.types import SearchOptions, SearchResult
+from service.runtime import EmbedderFactory, default_embedder, open_runtime, startup_objects_frozen
 from service.settings import Settings
 
 
 class Searcher:
-    """Call it with a query and any ``SearchOptions`` field as a keyword."""
+    """Call it with a query and any ``SearchOptions`` field as a keyword, or with options."""
 
     def __init__(self, context: SearchContext) -> None:
         self.context = context
 
-    def __call__(self, query: str, **options: Any) -> SearchResult:
+    def __call__(self, query: str | SearchOptions, **options: Any) -> SearchResult:
+        if isinstance(query, SearchOptions):
+            return search(self.context, query.model_copy(update=options) if options else query)
         return search(self.context, SearchOptions(query=query, **options))
 
 
 @contextmanager
 def open_search(
-    settings: Settings | None = None, *, gazetteer: Path | None = None
+    settings: Settings | None = None, *, embedder_factory: EmbedderFactory = default_embedder
 ) -> Iterator[Searcher]:
-    """Connect, load the model and the entity pipeline once, and search as often as needed."""
-    settings = settings or Settings()
-    embedder = default_embedder(settings)
-    with connect(settings) as driver:
-        apply_schema(
-            driver, settings.neo4j_database, embedder.dimension, settings.index_online_timeout_s
-        )
-        extractor = load_extractor(settings, gazetteer or settings.gazetteer)
-        context = SearchContext(driver, embedder, extractor, settings.neo4j_database)
-        try:
-            with startup_objects_frozen():
-                yield Searcher(context)
-        finally:
-            context.close()
+    """Connect and load the model once, and search as often as needed. Read-only: the schema
+    is verified, never changed."""
+    with (
+        open_runtime(settings, schema=SchemaMode.VERIFY, embedder_factory=embedder_factory) as rt,
+        startup_objects_frozen(),
+    ):
+        yield Searcher(rt.search)

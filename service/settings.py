@@ -34,6 +34,26 @@ class Settings(BaseSettings):
         description="Unset with the local server: generated once and stored 0600 in neo4j_home.",
     )
     neo4j_database: str = "neo4j"
+    # How long a request may wait on a Neo4j that is down or stuck before it answers 503: each
+    # bound below is one way of waiting (service/graph/gateway.py).
+    neo4j_connect_timeout_s: float = Field(
+        default=2.0, gt=0, description="TCP connect and Bolt handshake, per attempt."
+    )
+    neo4j_acquire_timeout_s: float = Field(
+        default=2.5, gt=0, description="Waiting for a connection from the driver's pool."
+    )
+    neo4j_retry_s: float = Field(
+        default=1.0,
+        ge=0,
+        description="How long transient failures (a stale connection after a restart) are "
+        "retried, reads and writes alike.",
+    )
+    neo4j_query_timeout_s: float = Field(
+        default=30.0, gt=0, description="Server-side timeout of one read."
+    )
+    neo4j_write_timeout_s: float = Field(
+        default=600.0, gt=0, description="Server-side timeout of one write transaction."
+    )
 
     # --- the local server (used when neo4j_uri is unset) -------------------------------------
     neo4j_version: str = "5.26.29"

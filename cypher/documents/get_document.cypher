@@ -1,7 +1,7 @@
 // One document with its chunks in order, its outgoing links and the entities it mentions.
 // Parameters: $id (document id).
-// Returns: document (map of properties, embedding left out), chunks (list of maps by ordinal),
-// links (list of {chunk_id, href, anchor_text, fragment, target_document, target_chunk,
+// Returns: id, title, uri, source, source_type, folder, tags, identifiers, n_tokens,
+// content_hash, modified (null when absent), chunks (list of maps by ordinal), links (list of {chunk_id, href, anchor_text, fragment, target_document, target_chunk,
 // resolved}), entities (list of {id, name, type, count}); no row when the id is unknown.
 MATCH (d:Document {id: $id})
 CALL (d) {
@@ -27,4 +27,7 @@ CALL (d) {
   WITH e, sum(m.count) AS count ORDER BY count DESC, e.id
   RETURN collect({id: e.id, name: e.name, type: e.type, count: count}) AS entities
 }
-RETURN d {.*, embedding: null} AS document, chunks, links, entities;
+RETURN d.id AS id, d.title AS title, d.uri AS uri, d.source AS source,
+       d.source_type AS source_type, d.folder AS folder, d.tags AS tags,
+       d.identifiers AS identifiers, d.n_tokens AS n_tokens, d.content_hash AS content_hash,
+       d.modified AS modified, chunks, links, entities;

@@ -1,7 +1,7 @@
 // A page of documents ordered by id, with the total count.
 // Parameters: $offset (int), $limit (int).
-// Returns: total (int), documents (list of {id, title, source, source_type, folder, tags,
-// n_tokens, chunks}).
+// Returns: total (int), offset, limit (as given), items (list of {id, title, source,
+// source_type, folder, tags, n_tokens, chunks}).
 MATCH (d:Document)
 WITH count(d) AS total
 CALL () {
@@ -10,6 +10,6 @@ CALL () {
   RETURN collect(d {
     .id, .title, .source, .source_type, .folder, .tags, .n_tokens,
     chunks: COUNT { (d)-[:HAS_CHUNK]->() }
-  }) AS documents
+  }) AS items
 }
-RETURN total, documents;
+RETURN total, $offset AS offset, $limit AS limit, items;

@@ -1,33 +1,17 @@
-"""FastAPI dependencies: the long-lived resources created in the app's lifespan."""
+"""FastAPI dependencies: the runtime the app's lifespan opened, shared by every request."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Annotated
 
-import neo4j
 from fastapi import Depends, Request
 
-from loaders.ingest import Ingestor
-from service.embedding import Embedder
-from service.retrieval.pipeline import SearchContext
-from service.settings import Settings
+from service.runtime import Runtime
 
 
-@dataclass(frozen=True)
-class Resources:
-    """What the lifespan builds once and every request shares."""
-
-    settings: Settings
-    driver: neo4j.Driver
-    embedder: Embedder
-    ingestor: Ingestor
-    search: SearchContext
+def get_runtime(request: Request) -> Runtime:
+    runtime: Runtime = request.app.state.runtime
+    return runtime
 
 
-def get_resources(request: Request) -> Resources:
-    resources: Resources = request.app.state.resources
-    return resources
-
-
-ResourcesDep = Annotated[Resources, Depends(get_resources)]
+RuntimeDep = Annotated[Runtime, Depends(get_runtime)]

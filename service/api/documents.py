@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Annotated, Any
+from typing import Annotated
 
-import neo4j
 from fastapi import APIRouter, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
@@ -14,17 +13,15 @@ from starlette.datastructures import UploadFile
 
 from loaders.model import SourceDocument
 from loaders.read import detect_format, read_bytes
-from service.api.deps import ResourcesDep
+from service.api.deps import RuntimeDep
 from service.api.schemas import (
     DocumentIn,
     DocumentOut,
     DocumentPage,
-    DocumentSummary,
     IngestResult,
 )
 from service.errors import InvalidInput, NotFound
 from service.graph.queries import Query as Cypher
-from service.graph.queries import cypher
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -59,18 +56,18 @@ _BODY = {
     responses={200: {"model": IngestResult, "description": "Unchanged: already in the graph."}},
 )
 async def add_document(
-    request: Request, response: Response, resources: ResourcesDep
+    request: Request, response: Response, runtime: RuntimeDep
 ) -> IngestResult:
     """Add or replace one document, sent as JSON or as a multipart file upload.
 
     201 when it was written, 200 when the graph already holds exactly this content.
     """
-    max_bytes = resources.settings.max_document_bytes
+    max_bytes = runtime.settings.max_document_bytes
     if request.headers.get("content-type", "").startswith("multipart/form-data"):
         document = await _from_upload(request, max_bytes)
     else:
         document = _from_json(await request.body(), max_bytes)
-    stats = await run_in_threadpool(resources.ingestor.ingest, [document])
+    stats = await run_in_threadpool(runtime.ingestor.ingest, [document])
     if not stats.written:
         response.status_code = 200
     return IngestResult(
@@ -85,50 +82,31 @@ async def add_document(
 
 @router.get("", response_model=DocumentPage)
 def list_documents(
-    resources: ResourcesDep,
+    runtime: RuntimeDep,
     offset: Annotated[int, Query(ge=0)] = 0,
     limit: Annotated[int, Query(ge=1, le=500)] = 50,
 ) -> DocumentPage:
     """A page of documents, ordered by id."""
-    record = resources.driver.execute_query(
-        cypher(Cypher.LIST_DOCUMENTS),
-        {"offset": offset, "limit": limit},
-        database_=resources.settings.neo4j_database,
-        routing_=neo4j.RoutingControl.READ,
-    ).records[0]
-    items = [DocumentSummary.model_validate(_defaults(d)) for d in record["documents"]]
-    return DocumentPage(total=record["total"], offset=offset, limit=limit, items=items)
+    page = runtime.graph.model(
+        Cypher.LIST_DOCUMENTS, DocumentPage, {"offset": offset, "limit": limit}
+    )
+    assert page is not None  # the statement always returns its one row
+    return page
 
 
 @router.get("/{document_id:path}", response_model=DocumentOut)
-def get_document(document_id: str, resources: ResourcesDep) -> DocumentOut:
+def get_document(document_id: str, runtime: RuntimeDep) -> DocumentOut:
     """A document with its chunks, outgoing links and mentioned entities."""
-    records = resources.driver.execute_query(
-        cypher(Cypher.GET_DOCUMENT),
-        {"id": document_id},
-        database_=resources.settings.neo4j_database,
-        routing_=neo4j.RoutingControl.READ,
-    ).records
-    if not records:
+    document = runtime.graph.model(Cypher.GET_DOCUMENT, DocumentOut, {"id": document_id})
+    if document is None:
         raise NotFound(f"No document with id {document_id!r}")
-    record = records[0]
-    document = _defaults(record["document"])
-    if document.get("modified") is not None:
-        document["modified"] = document["modified"].to_native()
-    return DocumentOut.model_validate(
-        {
-            **document,
-            "chunks": record["chunks"],
-            "links": record["links"],
-            "entities": record["entities"],
-        }
-    )
+    return document
 
 
 @router.delete("/{document_id:path}", status_code=204)
-def delete_document(document_id: str, resources: ResourcesDep) -> Response:
+def delete_document(document_id: str, runtime: RuntimeDep) -> Response:
     """Remove a document, its chunks and the entities nothing else mentions."""
-    if resources.ingestor.delete([document_id]) == 0:
+    if runtime.ingestor.delete([document_id]) == 0:
         raise NotFound(f"No document with id {document_id!r}")
     return Response(status_code=204)
 
@@ -182,13 +160,3 @@ async def _from_upload(request: Request, max_bytes: int) -> SourceDocument:
 def _folder_of(doc_id: str) -> str:
     """An id shaped like a path ("notes/a.md") files the document in that folder ("notes")."""
     return "" if "://" in doc_id else posixpath.dirname(doc_id)
-
-
-def _defaults(properties: dict[str, Any]) -> dict[str, Any]:
-    """Neo4j omits null properties; the response models want every field present."""
-    filled: dict[str, Any] = {
-        key: "" for key in ("title", "uri", "source", "source_type", "folder")
-    }
-    filled.update({"tags": [], "identifiers": [], "n_tokens": 0, "modified": None})
-    filled.update({key: value for key, value in properties.items() if value is not None})
-    return filled

@@ -2,26 +2,25 @@
 
 from __future__ import annotations
 
-import neo4j
 from fastapi import APIRouter, Response
-from neo4j.exceptions import Neo4jError, ServiceUnavailable
 
-from service.api.deps import ResourcesDep
+from service.api.deps import RuntimeDep
 from service.api.schemas import HealthResponse, IndexHealth, ModelHealth, Neo4jHealth
-from service.graph.queries import Query, cypher
+from service.errors import GraphUnavailable
+from service.graph.queries import Query
 from service.graph.schema import index_states
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/health", response_model=HealthResponse)
-def health(resources: ResourcesDep, response: Response) -> HealthResponse:
+def health(runtime: RuntimeDep, response: Response) -> HealthResponse:
     """Answers 200 when Neo4j answers and every index is ONLINE, 503 otherwise."""
-    settings = resources.settings
+    settings, embedder = runtime.settings, runtime.embedder
     model = ModelHealth(
-        name=resources.embedder.name,
-        dimension=resources.embedder.dimension,
-        query_runtime=getattr(resources.embedder, "runtime", "torch"),
+        name=embedder.name,
+        dimension=embedder.dimension,
+        query_runtime=getattr(embedder, "runtime", "torch"),
     )
     graph = Neo4jHealth(
         reachable=False,
@@ -30,13 +29,9 @@ def health(resources: ResourcesDep, response: Response) -> HealthResponse:
         browser_url=settings.browser_url,
     )
     try:
-        info = resources.driver.execute_query(
-            cypher(Query.SERVER_INFO),
-            database_=settings.neo4j_database,
-            routing_=neo4j.RoutingControl.READ,
-        ).records[0]
-        states = index_states(resources.driver, settings.neo4j_database)
-    except (ServiceUnavailable, Neo4jError, OSError) as error:
+        info = runtime.graph.read(Query.SERVER_INFO)[0]
+        states = index_states(runtime.graph)
+    except GraphUnavailable as error:
         response.status_code = 503
         graph.error = str(error)
         return HealthResponse(status="unavailable", neo4j=graph, indexes=[], model=model)

@@ -76,38 +76,40 @@ class ChunkOut(BaseModel):
     start: int
     end: int
     n_tokens: int
-    heading_slugs: list[str]
+    heading_slugs: list[str] = Field(default_factory=list)
 
 
 class LinkOut(BaseModel):
     chunk_id: str
     href: str
-    anchor_text: str
-    fragment: str
+    anchor_text: str = ""
+    fragment: str = ""
     target_document: str
-    target_chunk: str | None
+    target_chunk: str | None = None
     resolved: bool
 
 
 class EntityCount(BaseModel):
     id: str
-    name: str
-    type: str
+    name: str = ""
+    type: str = ""
     count: int
 
 
 class DocumentOut(BaseModel):
+    """A document as stored; a property the graph does not hold takes its default."""
+
     id: str
-    title: str
-    uri: str
-    source: str
-    source_type: str
-    folder: str
-    tags: list[str]
-    identifiers: list[str]
-    n_tokens: int
-    content_hash: str
-    modified: datetime | None
+    title: str = ""
+    uri: str = ""
+    source: str = ""
+    source_type: str = ""
+    folder: str = ""
+    tags: list[str] = Field(default_factory=list)
+    identifiers: list[str] = Field(default_factory=list)
+    n_tokens: int = 0
+    content_hash: str = ""
+    modified: datetime | None = None
     chunks: list[ChunkOut]
     links: list[LinkOut]
     entities: list[EntityCount]
@@ -115,12 +117,12 @@ class DocumentOut(BaseModel):
 
 class DocumentSummary(BaseModel):
     id: str
-    title: str
-    source: str
-    source_type: str
-    folder: str
-    tags: list[str]
-    n_tokens: int
+    title: str = ""
+    source: str = ""
+    source_type: str = ""
+    folder: str = ""
+    tags: list[str] = Field(default_factory=list)
+    n_tokens: int = 0
     chunks: int
 
 
@@ -129,3 +131,15 @@ class DocumentPage(BaseModel):
     offset: int
     limit: int
     items: list[DocumentSummary]
+
+
+# --- entities -------------------------------------------------------------------------------------
+class EntityOut(BaseModel):
+    id: str
+    name: str = ""
+    type: str = ""
+    aliases: list[str] = Field(default_factory=list)
+    exact: bool = Field(description="The query names this entity (or one of its aliases).")
+    score: float
+    mentions: int
+    documents: int

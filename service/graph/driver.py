@@ -1,11 +1,12 @@
-"""One place that turns settings into a connected ``neo4j.Driver``."""
+"""One place that turns settings into a connected ``Graph`` (the driver inside it)."""
 
 from __future__ import annotations
 
 import neo4j
-from neo4j.exceptions import AuthError, ServiceUnavailable
+from neo4j.exceptions import AuthError, DriverError
 
 from service.errors import GraphUnavailable
+from service.graph.gateway import Graph
 from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
 
@@ -19,8 +20,8 @@ def neo4j_auth(settings: Settings) -> tuple[str, str]:
     raise GraphUnavailable("ANCHORGRAPH_NEO4J_PASSWORD is required with ANCHORGRAPH_NEO4J_URI.")
 
 
-def connect(settings: Settings) -> neo4j.Driver:
-    """A driver whose connection and credentials were checked once.
+def connect(settings: Settings) -> Graph:
+    """A ``Graph`` whose connection and credentials were checked once.
 
     Raises:
         GraphUnavailable: nothing answers at the URI, or the credentials are refused.
@@ -28,21 +29,32 @@ def connect(settings: Settings) -> neo4j.Driver:
     driver = neo4j.GraphDatabase.driver(
         settings.bolt_uri,
         auth=neo4j_auth(settings),
+        connection_timeout=settings.neo4j_connect_timeout_s,
+        connection_acquisition_timeout=settings.neo4j_acquire_timeout_s,
+        max_transaction_retry_time=settings.neo4j_retry_s,
         # "Property key does not exist" notices (an empty graph) are noise in our logs.
         notifications_disabled_classifications=[
             neo4j.NotificationDisabledClassification.UNRECOGNIZED
         ],
     )
+    hint = (
+        " Start the local server with 'anchorgraph neo4j start'."
+        if settings.uses_local_server
+        else ""
+    )
     try:
         driver.verify_connectivity()
-    except (ServiceUnavailable, AuthError, OSError) as error:
+    except (DriverError, AuthError, OSError) as error:
         driver.close()
-        hint = (
-            " Start the local server with 'anchorgraph neo4j start'."
-            if settings.uses_local_server
-            else ""
-        )
         raise GraphUnavailable(
             f"Neo4j at {settings.bolt_uri} is not usable: {error}.{hint}"
         ) from error
-    return driver
+    return Graph(
+        driver,
+        settings.neo4j_database,
+        uri=settings.bolt_uri,
+        query_timeout_s=settings.neo4j_query_timeout_s,
+        write_timeout_s=settings.neo4j_write_timeout_s,
+        retry_s=settings.neo4j_retry_s,
+        hint=hint,
+    )

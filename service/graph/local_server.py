@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-from neo4j import Driver, GraphDatabase
+from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
 from service.errors import LocalServerError
+from service.graph.gateway import Graph
 from service.graph.schema import index_states
 from service.settings import Settings
 
@@ -114,15 +115,15 @@ class LocalNeo4j:
     def browser_url(self) -> str:
         return f"http://127.0.0.1:{self.settings.neo4j_http_port}/browser/"
 
-    def vector_index_segments(self, driver: Driver, database: str) -> dict[str, int]:
+    def vector_index_segments(self, graph: Graph) -> dict[str, int]:
         """The Lucene segments on disk of each vector index of this server, by index name (one
         ``.si`` file each; writes Lucene still buffers in memory are not counted, so a small
         index can show 0). A vector query searches every segment apart: see
         _VECTOR_INDEX_SEGMENTS."""
-        index_root = self.home / "data" / "databases" / database / "schema" / "index"
+        index_root = self.home / "data" / "databases" / graph.database / "schema" / "index"
         return {
             state.name: sum(1 for _ in index_root.glob(f"*/{state.id}/*/*.si"))
-            for state in index_states(driver, database)
+            for state in index_states(graph)
             if state.type == "VECTOR"
         }
 

@@ -1,14 +1,27 @@
-"""Apply the graph schema idempotently and wait until every index is ONLINE."""
+"""The graph schema: apply it idempotently (writers), or verify it without DDL (readers)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
+from enum import StrEnum
+from functools import cache
 
-import neo4j
 from neo4j.exceptions import ClientError
 
-from service.errors import IndexNotReady, InvalidInput
-from service.graph.queries import SCHEMA, Query, cypher, statements
+from service.errors import IndexNotReady, InvalidInput, SchemaMissing
+from service.graph.gateway import Graph
+from service.graph.queries import SCHEMA, Query, statements
+
+# The name every schema statement gives its constraint or index.
+_CREATED_NAME = re.compile(r"^CREATE\s+(?:\w+\s+)*?(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF NOT EXISTS")
+
+
+class SchemaMode(StrEnum):
+    """What a process does with the schema at start: writers apply it, readers only check it."""
+
+    APPLY = "apply"
+    VERIFY = "verify"
 
 
 @dataclass(frozen=True)
@@ -20,51 +33,71 @@ class IndexState:
     id: int  # also the name of the index's folder under the database's schema/index/
 
 
-def apply_schema(
-    driver: neo4j.Driver, database: str, dimensions: int, timeout_s: float = 300.0
-) -> list[IndexState]:
+@cache
+def expected_indexes() -> frozenset[str]:
+    """Names of the constraints and indexes the schema files create (a uniqueness constraint
+    shows in SHOW INDEXES under its own name)."""
+    names = (
+        _CREATED_NAME.match(statement) for query in SCHEMA for statement in statements(query)
+    )
+    return frozenset(match.group(1) for match in names if match)
+
+
+def apply_schema(graph: Graph, dimensions: int, timeout_s: float = 300.0) -> list[IndexState]:
     """Create constraints and indexes (a no-op when present), then wait until all are ONLINE.
 
     Raises:
         InvalidInput: the graph's vector indexes were built for another embedding dimension.
         IndexNotReady: an index did not come ONLINE within ``timeout_s``.
     """
-    _refuse_dimension_change(driver, database, dimensions)
+    _refuse_dimension_change(graph, dimensions)
     for query in SCHEMA:
         for statement in statements(query):
-            driver.execute_query(statement, {"dimensions": dimensions}, database_=database)
+            graph.run(statement, {"dimensions": dimensions})
     try:
-        driver.execute_query(
-            cypher(Query.AWAIT_INDEXES), {"timeout_s": int(timeout_s)}, database_=database
-        )
+        graph.run(statements(Query.AWAIT_INDEXES)[0], {"timeout_s": int(timeout_s)})
     except ClientError as error:  # raised when the wait times out or an index FAILED
         raise IndexNotReady(f"Indexes did not come online: {error.message}") from error
-    states = index_states(driver, database)
+    return _all_online(index_states(graph))
+
+
+def verify_schema(graph: Graph, dimensions: int) -> list[IndexState]:
+    """Check, without any DDL, that every index exists, is ONLINE and fits the model.
+
+    Raises:
+        SchemaMissing: an index is missing (the graph was never initialised).
+        InvalidInput: the vector indexes were built for another embedding dimension.
+        IndexNotReady: an index is still populating or FAILED.
+    """
+    states = index_states(graph)
+    if missing := sorted(expected_indexes() - {state.name for state in states}):
+        raise SchemaMissing(
+            f"The graph lacks {len(missing)} of its indexes ({', '.join(missing[:4])}"
+            f"{', …' if len(missing) > 4 else ''}): run 'anchorgraph db init' (or ingest "
+            "something) first."
+        )
+    _refuse_dimension_change(graph, dimensions)
+    return _all_online(states)
+
+
+def index_states(graph: Graph) -> list[IndexState]:
+    return [
+        IndexState(r["name"], r["type"], r["state"], float(r["populationPercent"]), int(r["id"]))
+        for r in graph.read(Query.INDEX_STATES)
+    ]
+
+
+def _all_online(states: list[IndexState]) -> list[IndexState]:
     if not_online := [s.name for s in states if s.state != "ONLINE"]:
         raise IndexNotReady(f"Indexes not ONLINE: {', '.join(not_online)}")
     return states
 
 
-def index_states(driver: neo4j.Driver, database: str) -> list[IndexState]:
-    records = driver.execute_query(
-        cypher(Query.INDEX_STATES), database_=database, routing_=neo4j.RoutingControl.READ
-    ).records
-    return [
-        IndexState(r["name"], r["type"], r["state"], float(r["populationPercent"]), int(r["id"]))
-        for r in records
-    ]
-
-
-def _refuse_dimension_change(driver: neo4j.Driver, database: str, dimensions: int) -> None:
+def _refuse_dimension_change(graph: Graph, dimensions: int) -> None:
     """A vector index keeps its dimension; vectors of another model would be silently unindexed."""
-    records = driver.execute_query(
-        cypher(Query.VECTOR_INDEX_DIMENSIONS),
-        database_=database,
-        routing_=neo4j.RoutingControl.READ,
-    ).records
     mismatched = [
         f"{r['name']} ({r['dimensions']})"
-        for r in records
+        for r in graph.read(Query.VECTOR_INDEX_DIMENSIONS)
         if r["dimensions"] is not None and int(r["dimensions"]) != dimensions
     ]
     if mismatched:

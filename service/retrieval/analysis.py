@@ -8,14 +8,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from loaders.entities import EntityExtractor, find_identifiers
-from loaders.normalise import normalise_text
-from loaders.terms import index_terms
 from service.embedding import Embedder
 from service.graph.queries import Query
 from service.retrieval.lucene import fulltext_query, phrase_query
 from service.retrieval.paths import Reader
 from service.retrieval.types import AnalyzedQuery, DetectedEntity, EmbeddedQuery, LexicalQuery
+from service.text.identifiers import find_identifiers, normalise_entity_id
+from service.text.normalise import normalise_text
+from service.text.terms import index_terms
 
 # Words, keeping codes such as "AG-2048" or "S/N" whole.
 _TOKEN = re.compile(r"\w[\w\-/.]*\w|\w")
@@ -28,19 +28,20 @@ K_SEMANTIC = 5
 _PRIORITY = {"exact": 0, "triple": 1, "semantic": 2}
 
 
-def prepare(text: str, extractor: EntityExtractor) -> LexicalQuery:
-    """Everything the lexical paths need, without the model or the database."""
+def prepare(text: str) -> LexicalQuery:
+    """Everything the lexical paths need, without the model or the database. Entity ids are
+    the normalised n-grams: aliases resolve in the graph (``detect_entities.cypher``)."""
     normalised = normalise_text(text)
     # Identifiers are written in capitals in documents but often typed in lower case.
     surfaces = find_identifiers(normalised) + find_identifiers(normalised.upper())
-    identifier_ids = list(dict.fromkeys(extractor.entity_id(s) for s in surfaces))
+    identifier_ids = list(dict.fromkeys(normalise_entity_id(s) for s in surfaces))
     return LexicalQuery(
         text=normalised,
         fulltext=_fulltext(normalised, surfaces),
         terms=sorted(index_terms(normalised)),
         identifier_candidates=identifier_ids,
         entity_candidates=list(
-            dict.fromkeys([*identifier_ids, *_ngram_ids(normalised, extractor)])
+            dict.fromkeys([*identifier_ids, *_ngram_ids(normalised)])
         ),
     )
 
@@ -51,7 +52,8 @@ def embed(query: LexicalQuery, embedder: Embedder) -> EmbeddedQuery:
 
 
 def analyse(query: EmbeddedQuery, read: Reader) -> AnalyzedQuery:
-    """Add the entities the query names (one round trip)."""
+    """Add the entities the query names, and the entities its identifiers name (one round
+    trip)."""
     records = read(
         Query.DETECT_ENTITIES,
         {
@@ -72,11 +74,11 @@ def analyse(query: EmbeddedQuery, read: Reader) -> AnalyzedQuery:
         )
         for r in records
     )
-    exact = {e.id for e in entities if e.how == "exact"}
+    # An identifier in the query names an entity by its id or by an alias key: keep the entity.
+    named_by = {key: r["id"] for r in records if r["how"] == "exact" for key in r["keys"]}
+    identifiers = (named_by[key] for key in query.identifier_candidates if key in named_by)
     return AnalyzedQuery(
-        **vars(query),
-        identifiers=[i for i in query.identifier_candidates if i in exact],
-        entities=entities,
+        **vars(query), identifiers=list(dict.fromkeys(identifiers)), entities=entities
     )
 
 
@@ -87,10 +89,10 @@ def _fulltext(text: str, identifier_surfaces: list[str]) -> str | None:
     return " ".join(clause for clause in clauses if clause) or None
 
 
-def _ngram_ids(text: str, extractor: EntityExtractor) -> list[str]:
+def _ngram_ids(text: str) -> list[str]:
     tokens = _TOKEN.findall(text)
     return [
-        extractor.entity_id(" ".join(tokens[start : start + size]))
+        normalise_entity_id(" ".join(tokens[start : start + size]))
         for size in range(1, MAX_NGRAM + 1)
         for start in range(len(tokens) - size + 1)
     ]

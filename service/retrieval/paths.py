@@ -8,11 +8,10 @@ represented by its first chunk.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
-import neo4j
-
+from service.graph.gateway import Row
 from service.graph.queries import Query
 from service.retrieval.types import (
     AnalyzedQuery,
@@ -40,9 +39,9 @@ TFIDF_BOOST_POOL = 5
 
 
 class Reader(Protocol):
-    """Runs one read query; counts round trips (``service.retrieval.pipeline.Trace``)."""
+    """Runs one read query; counts round trips (``service.retrieval.context.Trace``)."""
 
-    def __call__(self, query: Query, parameters: dict[str, Any]) -> list[neo4j.Record]: ...
+    def __call__(self, query: Query, parameters: Mapping[str, Any]) -> Sequence[Row]: ...
 
 
 Q_contra = TypeVar("Q_contra", LexicalQuery, EmbeddedQuery, AnalyzedQuery, contravariant=True)
@@ -61,7 +60,7 @@ class CandidatePath(Protocol[Q_contra]):
         ...
 
 
-def _candidates(records: Sequence[neo4j.Record]) -> list[Candidate]:
+def _candidates(records: Sequence[Row]) -> list[Candidate]:
     """The one row of a path statement: its ``candidates`` list, best first."""
     return [
         Candidate(c["chunk_id"], c["document_id"], float(c["score"]))

@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Literal
 
@@ -258,6 +258,38 @@ class AnalyzedQuery(EmbeddedQuery):
     @property
     def exact_entity_ids(self) -> list[str]:
         return [e.id for e in self.entities if e.how == "exact"]
+
+
+# --- between the stages of a search -----------------------------------------------------------
+@dataclass(frozen=True)
+class Retrieved:
+    """What the candidate paths found for the analysed query."""
+
+    query: AnalyzedQuery
+    found: dict[PathName, list[Candidate]]
+    allowed: frozenset[str] | None  # documents the filters allow; None: every document
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A hit before hydration: its ids, score and explanation (``paths`` only with explain)."""
+
+    chunk_id: str
+    document_id: str
+    score: float
+    paths: dict[str, PathScore]
+    signals: Signals | None = None
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The hits, best first, with what they were ranked from; each ranking stage gives a new
+    one."""
+
+    query: AnalyzedQuery
+    found: dict[PathName, list[Candidate]]
+    hits: list[Ranked]
+    feedback_documents: list[str] = field(default_factory=list)
 
 
 # --- results ------------------------------------------------------------------------------------

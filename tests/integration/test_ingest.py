@@ -16,11 +16,11 @@ from loaders.entities import EntityExtractor, load_gazetteer
 from loaders.ingest import Ingestor
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
-from loaders.terms import index_terms
 from service.embedding import Embedder, Vectors
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
 from service.settings import Settings
+from service.text.terms import index_terms
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -13,13 +13,13 @@ import pytest
 from loaders.entities import EntityExtractor
 from loaders.ingest import Ingestor
 from loaders.read import read_bytes
-from loaders.terms import index_terms
 from service.embedding import Embedder
 from service.graph.queries import Query, cypher
 from service.retrieval.analysis import prepare
 from service.retrieval.paths import TfidfPath
 from service.retrieval.types import Candidate
 from service.settings import Settings
+from service.text.terms import index_terms
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -8,15 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from loaders.entities import (
-    EntityExtractor,
-    GazetteerEntry,
-    find_identifiers,
-    load_gazetteer,
-    normalise_entity_id,
-)
+from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
 from loaders.model import Chunk, EntityMention
 from service.errors import InvalidInput
+from service.text.identifiers import find_identifiers, normalise_entity_id
 
 MAC = GazetteerEntry("Museu de Arte Contemporânea", "ORG", ("MAC", "Museum of Contemporary Art"))
 

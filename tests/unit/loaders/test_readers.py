@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from loaders.model import SourceDocument
-from loaders.normalise import normalise_text
 from loaders.read import (
     FORMATS,
     Skipped,
@@ -21,6 +20,7 @@ from loaders.read import (
     read_path,
 )
 from service.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
+from service.text.normalise import normalise_text
 
 LIMIT = 1_000_000
 SAMPLE_CORPUS = Path(__file__).resolve().parents[3] / "loaders" / "sample_corpus"

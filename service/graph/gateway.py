@@ -1,0 +1,200 @@
+"""The one door to Neo4j: every read and write of the service goes through a ``Graph``.
+
+It does three things the driver leaves to its caller:
+
+* **Bounded failure.** An unreachable server, a dropped connection, a refused login or a query
+  past its timeout becomes :class:`~service.errors.GraphUnavailable` (HTTP 503) with a message
+  that says what to do, within the time the settings allow: connecting, acquiring a pooled
+  connection, the server-side transaction timeout and the retry budget are all set from
+  ``Settings``. Without them a stopped Neo4j kept ``/health`` waiting 30 s (the driver's default
+  retry time) and a search answered 500.
+* **Retries for reads.** A read that fails transiently (a stale pooled connection after Neo4j
+  restarted, a leader switch in a cluster) is tried again with a doubling pause until the retry
+  budget is spent; writes are managed transactions, retried by the driver within the same budget.
+  So the service recovers by itself when Neo4j comes back.
+* **Typed rows.** ``models`` validates each row into a pydantic model, with Neo4j's temporal
+  values made native and absent (null) properties left to the model's defaults, so a route
+  handler is a few lines.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
+
+import neo4j
+from neo4j.exceptions import (
+    AuthError,
+    ConnectionAcquisitionTimeoutError,
+    DriverError,
+    Neo4jError,
+    ServiceUnavailable,
+    SessionExpired,
+)
+from pydantic import BaseModel
+
+from service.errors import GraphUnavailable
+from service.graph.queries import Query, as_parameters, cypher
+
+M = TypeVar("M", bound=BaseModel)
+T = TypeVar("T")
+
+# Transaction timeouts the server reports (Neo.ClientError.Transaction.TransactionTimedOut...).
+_TIMED_OUT = "TransactionTimedOut"
+_FIRST_PAUSE_S = 0.05
+# Errors that say the server is out of reach, whatever the statement.
+_LOST = (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError, AuthError, OSError)
+
+
+class Row(Protocol):
+    """One row of a result, by column name: a ``neo4j.Record``, or a recorded ``dict``."""
+
+    def __getitem__(self, key: str, /) -> Any: ...
+
+
+class GraphReader(Protocol):
+    """What a search needs of the graph: ``Graph``, or recorded rows in a unit test."""
+
+    def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> Sequence[Row]: ...
+
+
+class Graph:
+    """Reads and writes against one database, with the failure rules in the module docstring."""
+
+    def __init__(
+        self,
+        driver: neo4j.Driver,
+        database: str,
+        *,
+        uri: str = "",
+        query_timeout_s: float = 30.0,
+        write_timeout_s: float = 600.0,
+        retry_s: float = 1.5,
+        hint: str = "",
+    ) -> None:
+        """Args:
+        driver: built by ``service.graph.driver.connect`` with the settings' timeouts.
+        uri: where the server is, for error messages.
+        query_timeout_s: server-side timeout of one read.
+        write_timeout_s: server-side timeout of one write transaction (an ingest batch).
+        retry_s: how long a transiently failing read is tried again.
+        hint: appended to unavailability messages (how to start the server).
+        """
+        self._driver, self.database, self.uri = driver, database, uri
+        self._read_timeout, self._write_timeout = query_timeout_s, write_timeout_s
+        self._retry_s, self._hint = retry_s, hint
+
+    @property
+    def driver(self) -> neo4j.Driver:
+        """The driver itself, for code that must hand one to a third party (neo4j-graphrag)."""
+        return self._driver
+
+    def close(self) -> None:
+        self._driver.close()
+
+    # --- reads -----------------------------------------------------------------------------------
+    def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> list[neo4j.Record]:
+        """One auto-commit read: RUN and PULL go out together, one network round trip where a
+        managed transaction costs two (BEGIN+RUN+PULL, then COMMIT). Retried while transient
+        failures last and the budget allows.
+
+        Raises:
+            GraphUnavailable: the server cannot be reached, or the read timed out.
+        """
+        statement = neo4j.Query(cypher(query), timeout=self._read_timeout)
+        values = as_parameters(parameters or {})
+        deadline = time.monotonic() + self._retry_s
+        pause = _FIRST_PAUSE_S
+        while True:
+            try:
+                with self._driver.session(
+                    database=self.database, default_access_mode=neo4j.READ_ACCESS
+                ) as session:
+                    return list(session.run(statement, values))
+            except (Neo4jError, DriverError, OSError) as error:
+                if _retryable(error) and time.monotonic() + pause <= deadline:
+                    time.sleep(pause)
+                    pause *= 2
+                    continue
+                if _unavailability(error):
+                    raise self._unavailable(error) from error
+                raise
+
+    def models(
+        self, query: Query, model: type[M], parameters: Mapping[str, Any] | None = None
+    ) -> list[M]:
+        """Each row as ``model``: columns are fields; a null column takes the field's default."""
+        return [model.model_validate(row_values(record)) for record in self.read(query, parameters)]
+
+    def model(
+        self, query: Query, model: type[M], parameters: Mapping[str, Any] | None = None
+    ) -> M | None:
+        """The first row as ``model``, or None when there is none."""
+        rows = self.models(query, model, parameters)
+        return rows[0] if rows else None
+
+    # --- writes ----------------------------------------------------------------------------------
+    def write(self, work: Callable[[neo4j.ManagedTransaction], T]) -> T:
+        """Run ``work`` in one write transaction: all of it commits or none (the driver retries
+        it on transient failures within the retry budget set at connect).
+
+        Raises:
+            GraphUnavailable: the server cannot be reached, or the transaction timed out.
+        """
+        unit = neo4j.unit_of_work(timeout=self._write_timeout)(work)
+        try:
+            with self._driver.session(database=self.database) as session:
+                return session.execute_write(unit)
+        except (Neo4jError, DriverError, OSError) as error:
+            if _unavailability(error):
+                raise self._unavailable(error) from error
+            raise
+
+    def run(self, statement: str, parameters: Mapping[str, Any] | None = None) -> None:
+        """One auto-commit statement of a schema file (DDL cannot run in a managed write)."""
+        try:
+            with self._driver.session(database=self.database) as session:
+                session.run(statement, dict(parameters or {})).consume()
+        except (Neo4jError, DriverError, OSError) as error:
+            if _unavailability(error):
+                raise self._unavailable(error) from error
+            raise
+
+    def _unavailable(self, error: Exception) -> GraphUnavailable:
+        if isinstance(error, Neo4jError) and _TIMED_OUT in (error.code or ""):
+            return GraphUnavailable(f"Neo4j at {self.uri} did not answer in time: {error.message}")
+        if isinstance(error, AuthError):
+            return GraphUnavailable(f"Neo4j at {self.uri} refused the credentials: {error}")
+        detail = str(error) or type(error).__name__
+        return GraphUnavailable(f"Neo4j at {self.uri} is unavailable: {detail}.{self._hint}")
+
+
+def _retryable(error: Exception) -> bool:
+    if isinstance(error, AuthError):
+        return False
+    if isinstance(error, OSError):
+        return True
+    retryable = getattr(error, "is_retryable", None)
+    return bool(retryable()) if callable(retryable) else False
+
+
+def _unavailability(error: Exception) -> bool:
+    """Whether an error is about reaching Neo4j rather than about the statement."""
+    if isinstance(error, _LOST) or _retryable(error):
+        return True
+    return isinstance(error, Neo4jError) and _TIMED_OUT in (error.code or "")
+
+
+def row_values(record: neo4j.Record) -> dict[str, Any]:
+    """A row as plain Python: temporal values made native, null columns left out."""
+    return {key: _native(value) for key, value in record.data().items() if value is not None}
+
+
+def _native(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_native(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _native(item) for key, item in value.items() if item is not None}
+    to_native = getattr(value, "to_native", None)
+    return to_native() if callable(to_native) else value

@@ -1,0 +1,90 @@
+"""What a search runs with: the long-lived ``SearchContext``, one search's ``SearchRun`` and
+``Trace``, and the protocol every ranking stage follows."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Collection, Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from service.embedding import Embedder
+from service.graph.gateway import GraphReader, Row
+from service.graph.queries import Query
+from service.retrieval.types import Ranking, SearchOptions, StageTiming
+
+
+class RankingStage(Protocol):
+    """A step between fusion and hydration that takes a ranking and gives one back."""
+
+    @property
+    def name(self) -> str:
+        """Its timing entry."""
+        ...
+
+    def wanted(self, options: SearchOptions) -> bool:
+        """Whether this search runs the stage."""
+        ...
+
+    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking: ...
+
+
+@dataclass
+class SearchContext:
+    """What every search needs, built once (by ``service.runtime``)."""
+
+    graph: GraphReader
+    embedder: Embedder
+    # The ranking stages in order; None: ``pipeline.DEFAULT_STAGES``. FD* rerank and hyperlink
+    # expansion join here.
+    stages: tuple[RankingStage, ...] | None = None
+    # The paths run concurrently: each is one round trip, and Neo4j serves them in parallel.
+    executor: ThreadPoolExecutor = field(
+        default_factory=lambda: ThreadPoolExecutor(max_workers=8, thread_name_prefix="path")
+    )
+
+    def close(self) -> None:
+        self.executor.shutdown(wait=False)
+
+
+class Trace:
+    """Stage timings and database round trips of one search; its ``read`` is every path's."""
+
+    def __init__(self, graph: GraphReader) -> None:
+        self._graph = graph
+        self._lock = threading.Lock()
+        self.round_trips = 0
+        self.timings: list[StageTiming] = []
+
+    def read(self, query: Query, parameters: Mapping[str, Any]) -> Sequence[Row]:
+        """One read through the graph gateway, counted."""
+        with self._lock:
+            self.round_trips += 1
+        return self._graph.read(query, parameters)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            self.record(name, started)
+
+    def record(self, stage: str, started: float) -> None:
+        """Time ``stage`` from ``started`` (a ``time.perf_counter()``) to now."""
+        elapsed = (time.perf_counter() - started) * 1000
+        with self._lock:
+            self.timings.append(StageTiming(stage=stage, ms=round(elapsed, 3)))
+
+
+@dataclass(frozen=True)
+class SearchRun:
+    """One search under way: what it runs with, what it was asked, and its trace."""
+
+    context: SearchContext
+    options: SearchOptions
+    trace: Trace
+    allowed: Collection[str] | None  # documents the filters allow; None: every document

@@ -1,0 +1,366 @@
+"""The stages of a search, each a function (or a small ranking-stage class) over typed values.
+
+* ``retrieve``: filters → the allowed documents; query analysis, with every candidate path
+  started as soon as what it needs is known (lexical paths at once, dense paths once the query
+  is embedded, the rest once its entities are found) → ``Retrieved``.
+* ``fuse_candidates``: per path, best chunk (or document) → normalise → fuse → ``Ranking``.
+* ranking stages: ``Feedback`` (Rocchio: the dense paths again with the query moved towards the
+  top documents, and fuse again), ``MultiSignal`` (seed 002's document scoring), ``Cut``
+  (threshold and top k).
+* ``hydrate``: the hits' titles and texts → ``Hit``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping, Sequence
+from concurrent.futures import Future
+from dataclasses import replace
+from typing import TypeVar
+
+from service.graph.gateway import Row
+from service.graph.queries import Query
+from service.retrieval.analysis import analyse, embed, prepare
+from service.retrieval.context import SearchContext, SearchRun, Trace
+from service.retrieval.feedback import rocchio
+from service.retrieval.fusion import FusedScore, fuse
+from service.retrieval.normalise import Normalisation, normalise
+from service.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath, Reader
+from service.retrieval.scoring import (
+    DocumentSignals,
+    SignalWeights,
+    entity_coverage,
+    score_document,
+)
+from service.retrieval.types import (
+    AnalyzedQuery,
+    Candidate,
+    EmbeddedQuery,
+    Hit,
+    LexicalQuery,
+    Mode,
+    PathName,
+    PathScore,
+    Ranked,
+    Ranking,
+    Retrieved,
+    SearchOptions,
+    Signals,
+)
+
+SINGLE_PATH_MODES = {Mode.DENSE, Mode.BM25, Mode.TFIDF}
+Q = TypeVar("Q", LexicalQuery, EmbeddedQuery, AnalyzedQuery)
+
+
+# --- retrieve ------------------------------------------------------------------------------------
+def retrieve(
+    context: SearchContext, options: SearchOptions, trace: Trace | None = None
+) -> Retrieved:
+    """Filter, analyse the query and run the candidate paths (timings: filter, analyse, each
+    path:<name>, paths)."""
+    trace = trace or Trace(context.graph)
+    allowed: frozenset[str] | None = None
+    if options.filters.active:
+        with trace.stage("filter"):
+            records = trace.read(Query.FILTERED_DOCUMENTS, options.filters.parameters())
+            allowed = frozenset(record["id"] for record in records)
+    paths = _Paths(context, trace, options, allowed)
+    with trace.stage("analyse"):
+        lexical = prepare(options.query)
+        paths.start(LEXICAL_PATHS, lexical)  # they run while the model embeds the query
+        embedded = embed(lexical, context.embedder)
+        paths.start(DENSE_PATHS, embedded)  # they run while the entities are looked up
+        query = analyse(embedded, trace.read)
+        paths.start(PATHS, query)
+    return Retrieved(query=query, found=paths.results(), allowed=allowed)
+
+
+class _Paths:
+    """The candidate paths of one search, started as soon as what each needs is known."""
+
+    def __init__(
+        self,
+        context: SearchContext,
+        trace: Trace,
+        options: SearchOptions,
+        allowed: Collection[str] | None,
+        only: Collection[PathName] | None = None,
+        stage: str = "paths",
+    ) -> None:
+        """Runs the request's paths, or those of them in ``only``; ``stage`` names the timing
+        from construction until every result is in."""
+        self._context, self._trace, self._options, self._allowed = context, trace, options, allowed
+        names = options.active_paths()
+        if options.mode is Mode.MULTISIGNAL and PathName.BM25 not in names:
+            names.append(PathName.BM25)  # S_text is the document's full-text match
+        names = [name for name in names if only is None or name in only]
+        self._pending = names if allowed != frozenset() else []  # nothing allowed: nothing to run
+        self._futures: dict[PathName, Future[list[Candidate]]] = {}
+        self._started = time.perf_counter()
+        self._stage = stage
+
+    def start(self, paths: Mapping[PathName, CandidatePath[Q]], query: Q) -> None:
+        """Start those of ``paths`` this search runs and has not started yet."""
+        for name in [n for n in self._pending if n in paths]:
+            self._pending.remove(name)
+            self._futures[name] = self._context.executor.submit(self._run, paths[name], query)
+
+    def _run(self, path: CandidatePath[Q], query: Q) -> list[Candidate]:
+        with self._trace.stage(f"path:{path.name}"):
+            return path.retrieve(self._trace.read, query, self._options.k_over, self._allowed)
+
+    def results(self) -> dict[PathName, list[Candidate]]:
+        found = {name: future.result() for name, future in self._futures.items()}
+        self._trace.record(self._stage, self._started)
+        return found
+
+
+# --- fuse ----------------------------------------------------------------------------------------
+def fuse_candidates(retrieved: Retrieved, options: SearchOptions) -> Ranking:
+    """Best chunk (or document) per path → normalise per path → fuse → hits, best first."""
+    return Ranking(
+        query=retrieved.query,
+        found=retrieved.found,
+        hits=rank_candidates(retrieved.found, options),
+    )
+
+
+def rank_candidates(
+    found: Mapping[PathName, list[Candidate]], options: SearchOptions
+) -> list[Ranked]:
+    """The fused ranking of the paths' candidates (also what the tuning replay calls)."""
+    keyed = _keyed(found, document_level=options.document_level)
+    normalised = _normalised_by_path(keyed, options)
+    return _rank(_fuse(normalised, options), keyed, normalised, explain=options.explain)
+
+
+def _keyed(
+    found: Mapping[PathName, list[Candidate]], *, document_level: bool
+) -> dict[str, dict[str, Candidate]]:
+    """Each path's candidates by the id the ranking is about: the chunk, or at document level
+    the document, through its best chunk in that path (MaxP per path before fusion, so that a
+    document's several chunks do not crowd out other documents when the path is normalised)."""
+    keyed: dict[str, dict[str, Candidate]] = {}
+    for path, candidates in found.items():
+        rows: dict[str, Candidate] = {}
+        for candidate in candidates:  # best first
+            rows.setdefault(
+                candidate.document_id if document_level else candidate.chunk_id, candidate
+            )
+        keyed[str(path)] = rows
+    return keyed
+
+
+def _fuse(
+    normalised: Mapping[str, dict[str, float]], options: SearchOptions
+) -> dict[str, FusedScore]:
+    """Id → fused score over the paths that take part in the ranking (in multisignal mode BM25
+    may have run only for S_text)."""
+    ranking = {str(path) for path in options.active_paths()}
+    scores = {path: values for path, values in normalised.items() if path in ranking}
+    weights = {str(path): weight for path, weight in options.path_weights().items()}
+    return fuse(scores, options.fusion, weights, options.rrf_k)
+
+
+def _rank(
+    fused: Mapping[str, FusedScore],
+    keyed: Mapping[str, Mapping[str, Candidate]],
+    normalised: Mapping[str, dict[str, float]],
+    *,
+    explain: bool,
+) -> list[Ranked]:
+    """Hits, best first. A document hit shows the chunk of the path that contributed most.
+    Each path's part in a hit is only written out when ``explain`` asks for it: for the few
+    hundred candidates of a search that costs more than the fusion itself."""
+    hits: list[Ranked] = []
+    for key, score in fused.items():
+        parts = score.contributions  # one per path that found it
+        strongest = next(iter(parts)) if len(parts) == 1 else max(parts, key=lambda p: parts[p])
+        shown = keyed[strongest][key]
+        hits.append(
+            Ranked(
+                chunk_id=shown.chunk_id,
+                document_id=shown.document_id,
+                score=score.score,
+                paths=_explanation(key, score, keyed, normalised) if explain else {},
+            )
+        )
+    hits.sort(key=lambda hit: (-hit.score, hit.chunk_id))
+    return hits
+
+
+def _explanation(
+    key: str,
+    score: FusedScore,
+    keyed: Mapping[str, Mapping[str, Candidate]],
+    normalised: Mapping[str, dict[str, float]],
+) -> dict[str, PathScore]:
+    return {
+        path: PathScore(
+            raw=keyed[path][key].score,
+            normalised=normalised[path][key],
+            rank=rank,
+            contribution=score.contributions.get(path, 0.0),
+        )
+        for path, rank in score.ranks.items()
+    }
+
+
+def _normalisation(options: SearchOptions) -> Normalisation:
+    # One path alone keeps its raw score: normalising a single list would turn every top hit
+    # into 1.0 and make thresholds meaningless.
+    return Normalisation.NONE if options.mode in SINGLE_PATH_MODES else options.normalisation
+
+
+def _normalised_by_path(
+    keyed: Mapping[str, Mapping[str, Candidate]], options: SearchOptions
+) -> dict[str, dict[str, float]]:
+    method = _normalisation(options)
+    return {
+        path: normalise({key: c.score for key, c in candidates.items()}, method)
+        for path, candidates in keyed.items()
+    }
+
+
+# --- ranking stages ------------------------------------------------------------------------------
+class Feedback:
+    """Pseudo-relevance feedback: the embeddings of the first ranking's top documents move the
+    query vector (``feedback.rocchio``), the dense paths run again with it, and the candidates
+    are fused again."""
+
+    name = "feedback"
+
+    def wanted(self, options: SearchOptions) -> bool:
+        return options.feedback_documents() > 0
+
+    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
+        options, trace = run.options, run.trace
+        documents = dict.fromkeys(hit.document_id for hit in ranking.hits)
+        top = list(documents)[: options.feedback_documents()]
+        records = trace.read(Query.FEEDBACK_VECTORS, {"document_ids": top})
+        vectors = [record["embedding"] for record in records]
+        moved = replace(
+            ranking.query, vector=rocchio(ranking.query.vector, vectors, options.feedback_weight)
+        )
+        dense = _Paths(
+            run.context, trace, options, run.allowed, only=DENSE_PATHS, stage="feedback paths"
+        )
+        dense.start(DENSE_PATHS, moved)
+        found = {**ranking.found, **dense.results()}
+        return Ranking(
+            query=ranking.query,
+            found=found,
+            hits=rank_candidates(found, options),
+            feedback_documents=[record["document_id"] for record in records],
+        )
+
+
+class MultiSignal:
+    """Score the candidate documents with the five signals of seed 002 (one round trip for the
+    signals of the pool, then ``multisignal_ranking``)."""
+
+    name = "multisignal"
+
+    def wanted(self, options: SearchOptions) -> bool:
+        return options.mode is Mode.MULTISIGNAL
+
+    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
+        query = ranking.query
+        parameters = {
+            "document_ids": multisignal_pool(ranking, run.options),
+            "vector": query.vector,
+            "exact_entity_ids": query.exact_entity_ids,
+        }
+        rows = run.trace.read(Query.DOCUMENT_SIGNALS, parameters)
+        return replace(ranking, hits=multisignal_ranking(rows, ranking, run.options))
+
+
+def multisignal_pool(ranking: Ranking, options: SearchOptions) -> list[str]:
+    """The documents multi-signal scoring considers: those of the fused candidates (up to
+    ``k_over``) plus every document of a detected entity (entity boosting: they join whatever
+    their vector score)."""
+    pool = [hit.document_id for hit in ranking.hits[: options.k_over]]
+    pool += [c.document_id for c in ranking.found.get(PathName.ENTITY, [])]
+    return list(dict.fromkeys(pool))
+
+
+def multisignal_ranking(
+    rows: Sequence[Row], ranking: Ranking, options: SearchOptions
+) -> list[Ranked]:
+    """The pool's documents scored ``Σ w·S`` (``scoring.score_document``) from the rows of
+    ``document_signals.cypher``, best first; S_text comes from the BM25 path's candidates."""
+    by_document = {hit.document_id: hit for hit in ranking.hits}
+    s_text = document_text_scores(ranking.found.get(PathName.BM25, []))
+    exact = ranking.query.exact_entity_ids
+    weights = SignalWeights(**options.signal_weights.model_dump())
+    scored: list[Ranked] = []
+    for row in rows:
+        document_id = row["document_id"]
+        signals = DocumentSignals(
+            s_doc=max(0.0, float(row["s_doc"])),
+            s_segment=None if row["s_segment"] is None else max(0.0, row["s_segment"]),
+            s_entity=entity_coverage(row["matched_entities"], exact),
+            s_triple=max(0.0, float(row["s_triple"])),
+            s_text=s_text.get(document_id, 0.0),
+        )
+        breakdown = score_document(signals, weights)
+        fused = by_document.get(document_id)
+        scored.append(
+            Ranked(
+                chunk_id=row["best_chunk_id"] or (fused.chunk_id if fused else ""),
+                document_id=document_id,
+                score=breakdown.score,
+                paths=fused.paths if fused else {},
+                signals=Signals.from_breakdown(breakdown, row["matched_entities"]),
+            )
+        )
+    scored.sort(key=lambda hit: (-hit.score, hit.document_id))
+    return scored
+
+
+def document_text_scores(bm25: list[Candidate]) -> dict[str, float]:
+    """S_text: a document's best BM25 chunk score, min-max normalised over the candidates."""
+    best: dict[str, float] = {}
+    for candidate in bm25:
+        best[candidate.document_id] = max(best.get(candidate.document_id, 0.0), candidate.score)
+    return normalise(best, Normalisation.MIN_MAX)
+
+
+class Cut:
+    """Drop hits below the threshold, keep the top k."""
+
+    name = "cut"
+
+    def wanted(self, options: SearchOptions) -> bool:
+        return True
+
+    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
+        threshold = run.options.threshold
+        hits = [h for h in ranking.hits if threshold is None or h.score >= threshold]
+        return replace(ranking, hits=hits[: run.options.k])
+
+
+# --- hydrate -------------------------------------------------------------------------------------
+def hydrate(read: Reader, ranked: list[Ranked]) -> list[Hit]:
+    """The hits with their documents' titles and their chunks' texts (one round trip)."""
+    if not ranked:
+        return []
+    records = read(Query.HYDRATE_CHUNKS, {"chunk_ids": [hit.chunk_id for hit in ranked]})
+    details = {record["chunk_id"]: record for record in records}
+    hits: list[Hit] = []
+    for hit in ranked:
+        detail = details.get(hit.chunk_id)
+        hits.append(
+            Hit(
+                rank=len(hits) + 1,
+                score=hit.score,
+                document_id=hit.document_id,
+                chunk_id=hit.chunk_id,
+                title=detail["title"] if detail else "",
+                text=detail["text"] if detail else "",
+                n_tokens=detail["n_tokens"] if detail else 0,
+                paths=hit.paths,
+                signals=hit.signals,
+            )
+        )
+    return hits
