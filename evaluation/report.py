@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from service.evaluation.metrics import MEASURES, MRR10, NDCG10, RECALL100, Paired, wilcoxon
+from evaluation.metrics import MEASURES, MRR10, NDCG10, RECALL100, Paired, wilcoxon
 
 
 @dataclass

@@ -22,7 +22,6 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Any
 
-import neo4j
 from rich.console import Console
 from rich.progress import (
     BarColumn,
@@ -33,39 +32,36 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor, IngestStats
-from loaders.model import SourceDocument
-from service.embedding import Embedder
-from service.errors import AnchorgraphError
-from service.evaluation import conditions as conds
-from service.evaluation.datasets import BeirSplit, load_split, source_documents
-from service.evaluation.metrics import aggregate, latency_summary, per_query
-from service.evaluation.report import (
+from evaluation import conditions as conds
+from evaluation.datasets import BeirSplit, load_split, source_documents
+from evaluation.metrics import aggregate, latency_summary, per_query
+from evaluation.report import (
     ConditionResult,
     EvalReport,
     paired_tests,
     reference_names,
     write_all,
 )
-from service.graph.local_server import LocalNeo4j, free_port
-from service.ingestion import ingest_with_progress
-from service.retrieval.pipeline import SearchContext
-from service.settings import Settings
+from service import (
+    AnchorgraphError,
+    IngestStats,
+    LocalNeo4j,
+    Query,
+    Runtime,
+    SchemaMode,
+    Settings,
+    SourceDocument,
+    cypher,
+    free_port,
+    ingest_with_progress,
+    open_runtime,
+    startup_objects_frozen,
+)
 
 log = logging.getLogger(__name__)
 
 EVAL_ROOT = Path.home() / ".local/share/anchorgraph/eval-neo4j"
 _PORTS_FILE = "eval-ports.json"
-
-# Inline rather than in cypher/: these statements serve the evaluation tool only.
-_DOCUMENT_IDS = "MATCH (d:Document) RETURN d.id AS id"
-_WIPE = "MATCH (n) CALL (n) { DETACH DELETE n } IN TRANSACTIONS OF 5000 ROWS"
-_COUNTS = (
-    "RETURN COUNT { (:Document) } AS documents, COUNT { (:Chunk) } AS chunks, "
-    "COUNT { (:Entity) } AS entities, COUNT { ()-[:RELATES]->() } AS triples"
-)
-_VERSION = "CALL dbms.components() YIELD versions, edition RETURN versions[0] AS v, edition"
 
 
 class EvalError(AnchorgraphError):
@@ -77,7 +73,7 @@ class EvalConfig:
     dataset: Path
     split: str
     conditions: Sequence[str] = ("all",)
-    out: Path | None = None  # default: benchmarks/out/<dataset>-<split>
+    out: Path | None = None  # default: benchmarks/out/<dataset>-<split> in the current folder
     max_queries: int | None = None
     seed: int = 0
     entities: bool = True  # spaCy NER and triples; False: gazetteer and identifier patterns
@@ -91,6 +87,11 @@ class EvalConfig:
 
     def out_dir(self, split: BeirSplit) -> Path:
         return self.out or Path("benchmarks/out") / f"{split.name}-{split.split}"
+
+    def runtime_settings(self, settings: Settings) -> Settings:
+        """The server's settings as the run ingests with them: without ``entities`` no spaCy
+        pipeline (the gazetteer and identifier patterns only)."""
+        return settings if self.entities else settings.model_copy(update={"spacy_model": ""})
 
 
 # --- the server ---------------------------------------------------------------------------------
@@ -175,9 +176,7 @@ class Heartbeat:
 
 # --- the graph ----------------------------------------------------------------------------------
 def prepare_graph(
-    driver: neo4j.Driver,
-    database: str,
-    ingestor: Ingestor,
+    runtime: Runtime,
     documents: list[SourceDocument],
     *,
     may_wipe: bool,
@@ -185,10 +184,7 @@ def prepare_graph(
 ) -> IngestStats:
     """Make the graph hold exactly ``documents``: remove others (wiping when most of the graph
     is another dataset), then ingest (unchanged documents are skipped by content hash)."""
-    records = driver.execute_query(
-        _DOCUMENT_IDS, database_=database, routing_=neo4j.RoutingControl.READ
-    ).records
-    present = {str(r["id"]) for r in records}
+    present = {str(r["id"]) for r in runtime.graph.read(Query.DOCUMENT_IDS)}
     wanted = {d.id for d in documents}
     stale = present - wanted
     if stale:
@@ -200,22 +196,21 @@ def prepare_graph(
         if len(stale) * 2 > len(present):
             if console:
                 console.print(f"Wiping the graph ({len(present)} documents of another dataset).")
-            with driver.session(database=database) as session:
-                session.run(_WIPE).consume()
+            runtime.graph.run(cypher(Query.DELETE_ALL_BATCHED))  # auto-commit: IN TRANSACTIONS
         else:
-            ingestor.delete(sorted(stale))
-    return _ingest(ingestor, documents, console)
+            runtime.ingestor.delete(sorted(stale))
+    return _ingest(runtime, documents, console)
 
 
 def _ingest(
-    ingestor: Ingestor, documents: list[SourceDocument], console: Console | None
+    runtime: Runtime, documents: list[SourceDocument], console: Console | None
 ) -> IngestStats:
     if console is None:
-        return ingestor.ingest(documents)
+        return runtime.ingestor.ingest(documents)
     heartbeat = Heartbeat(console)
     total = len(documents)
     return ingest_with_progress(
-        ingestor,
+        runtime.ingestor,
         documents,
         console,
         also=lambda stats, rate: heartbeat(
@@ -225,10 +220,11 @@ def _ingest(
     )
 
 
-def graph_facts(driver: neo4j.Driver, database: str) -> dict[str, Any]:
-    counts = driver.execute_query(_COUNTS, database_=database).records[0]
-    server = driver.execute_query(_VERSION, database_=database).records[0]
-    return {"neo4j": f"{server['v']} {server['edition']}", "graph": dict(counts)}
+def graph_facts(runtime: Runtime) -> dict[str, Any]:
+    """The server and the size of the graph, for the report's setup."""
+    (counts,) = runtime.graph.read(Query.GRAPH_COUNTS)
+    (server,) = runtime.graph.read(Query.SERVER_INFO)
+    return {"neo4j": f"{server['version']} {server['edition']}", "graph": counts.data()}
 
 
 # --- the loop -----------------------------------------------------------------------------------
@@ -337,70 +333,46 @@ def build_report(
 # --- the whole run ------------------------------------------------------------------------------
 def run(config: EvalConfig, console: Console) -> tuple[EvalReport, dict[str, Path]]:
     """Load the split, prepare the graph, evaluate every condition, write the outputs."""
-    from service.app import default_embedder, startup_objects_frozen
-    from service.graph.driver import connect
-    from service.graph.schema import apply_schema
-    from service.ingestion import make_ingestor
-
     split = load_split(
         config.dataset, config.split, max_queries=config.max_queries, seed=config.seed
     )
-    specs = conds.expand(config.conditions)
+    specs = [conds.Spec.parse(spec) for spec in conds.expand(config.conditions)]
     console.print(
         f"{split.name} · {split.split}: {len(split.queries)} queries, {len(split.corpus)} "
         f"documents; {len(specs)} conditions."
     )
-    with eval_server(config, split.name, console) as (settings, ours):
-        with console.status(f"Loading {settings.embedding_model}"):
-            embedder = default_embedder(settings)
-        spacy_model = (settings.spacy_model or None) if config.entities else None
-        extractor = EntityExtractor(spacy_model)
-        with connect(settings) as driver:
-            apply_schema(
-                driver, settings.neo4j_database, embedder.dimension, settings.index_online_timeout_s
+    with contextlib.ExitStack() as stack:
+        server, ours = stack.enter_context(eval_server(config, split.name, console))
+        settings = config.runtime_settings(server)
+        with console.status(f"Loading {settings.embedding_model}, applying the schema"):
+            runtime = stack.enter_context(
+                open_runtime(settings, schema=SchemaMode.APPLY, batch_size=config.batch_size)
             )
-            documents = source_documents(
-                split, title_in_text=config.title_in_text, max_bytes=settings.max_document_bytes
-            )
-            ingestor = make_ingestor(
-                settings, driver, embedder, extractor, batch_size=config.batch_size
-            )
-            stats = prepare_graph(
-                driver, settings.neo4j_database, ingestor, documents, may_wipe=ours,
-                console=console,
-            )  # fmt: skip
-            console.print(
-                f"Graph ready: {stats.written} written, {stats.unchanged} unchanged "
-                f"in {stats.seconds:.1f} s."
-            )
-            setup = _setup(config, settings, embedder, spacy_model, stats)
-            setup |= graph_facts(driver, settings.neo4j_database)
-            context = SearchContext(driver, embedder, extractor, settings.neo4j_database)
-            try:
-                resources = conds.Resources(
-                    split, context, embedder, settings.cache_dir / "eval", config.depth
-                )
-                with console.status("Building the conditions"):
-                    # The in-memory references embed the whole corpus once (then cached).
-                    built = [conds.build(spec, resources) for spec in specs]
-                with startup_objects_frozen():  # as the API: no full GC pass in a timed search
-                    results = evaluate(built, split, depth=config.depth, console=console)
-            finally:
-                context.close()
+        documents = source_documents(
+            split, title_in_text=config.title_in_text, max_bytes=settings.max_document_bytes
+        )
+        stats = prepare_graph(runtime, documents, may_wipe=ours, console=console)
+        console.print(
+            f"Graph ready: {stats.written} written, {stats.unchanged} unchanged "
+            f"in {stats.seconds:.1f} s."
+        )
+        setup = _setup(config, runtime, stats) | graph_facts(runtime)
+        resources = conds.Resources(split, runtime, settings.cache_dir / "eval", config.depth)
+        with console.status("Building the conditions"):
+            # The in-memory references embed the whole corpus once (then cached).
+            built = [conds.build(spec, resources) for spec in specs]
+        with startup_objects_frozen():  # as the API: no full GC pass in a timed search
+            results = evaluate(built, split, depth=config.depth, console=console)
     report = build_report(split, results, setup)
     paths = write_all(report, config.out_dir(split))
     return report, paths
 
 
-def _setup(
-    config: EvalConfig,
-    settings: Settings,
-    embedder: Embedder,
-    spacy_model: str | None,
-    stats: IngestStats,
-) -> dict[str, Any]:
+def _setup(config: EvalConfig, runtime: Runtime, stats: IngestStats) -> dict[str, Any]:
+    settings = runtime.settings
+    spacy_model = settings.spacy_model or None
     return {
-        "model": embedder.name,
+        "model": runtime.embedder.name,
         "entities": f"spaCy {spacy_model} NER + triples"
         if spacy_model
         else "gazetteer and identifier patterns only (no spaCy)",

@@ -46,6 +46,7 @@ _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _DIRECT_OBJECTS = frozenset({"dobj", "attr"})
 _PREPOSITIONS = frozenset({"prep", "agent"})
 
+
 @dataclass(frozen=True)
 class GazetteerEntry:
     """A known entity: its canonical name, its type, and other names it goes by."""

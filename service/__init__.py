@@ -11,7 +11,8 @@ lazily so that ``import service`` stays instant: torch, spaCy and the driver loa
   ``rocchio``), so that an offline replay ranks exactly as ``search`` does.
 * Ingesting: ``read_all``, ``ingest_with_progress`` and the ``Ingestor`` of a runtime.
 * Running Neo4j: ``LocalNeo4j`` (the project's own server), ``throwaway_settings``,
-  ``free_port``; ``Query`` names every Cypher file.
+  ``free_port``; ``Query`` names every Cypher file and ``cypher`` gives a file's statement (for
+  ``Graph.run``, the auto-commit statements a ``Graph.read`` or ``write`` cannot run).
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from service.embedding import Embedder, HashEmbedder
     from service.errors import AnchorgraphError, GraphUnavailable, InvalidInput
     from service.graph.local_server import LocalNeo4j, free_port, throwaway_settings
-    from service.graph.queries import Query
+    from service.graph.queries import Query, cypher
     from service.graph.schema import SchemaMode
     from service.ingestion import ingest_with_progress, read_all, sample_corpus
     from service.library import Searcher, open_search
@@ -47,6 +48,7 @@ if TYPE_CHECKING:
         DOCUMENT_PATH_WEIGHTS,
         AnalyzedQuery,
         Candidate,
+        DetectedEntity,
         Filters,
         Hit,
         Mode,
@@ -73,6 +75,7 @@ _LAZY = {
     "free_port": "service.graph.local_server",
     "throwaway_settings": "service.graph.local_server",
     "Query": "service.graph.queries",
+    "cypher": "service.graph.queries",
     "SchemaMode": "service.graph.schema",
     "ingest_with_progress": "service.ingestion",
     "read_all": "service.ingestion",
@@ -95,6 +98,7 @@ _LAZY = {
     "DOCUMENT_PATH_WEIGHTS": "service.retrieval.types",
     "AnalyzedQuery": "service.retrieval.types",
     "Candidate": "service.retrieval.types",
+    "DetectedEntity": "service.retrieval.types",
     "Filters": "service.retrieval.types",
     "Hit": "service.retrieval.types",
     "Mode": "service.retrieval.types",
@@ -115,6 +119,7 @@ __all__ = [
     "AnalyzedQuery",
     "AnchorgraphError",
     "Candidate",
+    "DetectedEntity",
     "Embedder",
     "Filters",
     "Fusion",
@@ -139,6 +144,7 @@ __all__ = [
     "SignalWeightsIn",
     "SourceDocument",
     "create_app",
+    "cypher",
     "default_embedder",
     "escape_lucene",
     "free_port",

@@ -318,7 +318,11 @@ def evaluate(
         ),
     ] = "all",
     out: Annotated[
-        Path | None, typer.Option(help="Default: benchmarks/out/<dataset>-<split>.")
+        Path | None,
+        typer.Option(
+            help="Where results.json, results.md and chart.png go; default: "
+            "benchmarks/out/<dataset>-<split> in the current folder."
+        ),
     ] = None,
     max_queries: Annotated[
         int | None, typer.Option(min=1, help="A random sample of the queries.")
@@ -346,8 +350,8 @@ def evaluate(
     ] = False,
 ) -> None:
     """Evaluate search conditions and peers on a BEIR split: metrics, latency, significance."""
-    from service.evaluation.run import EvalConfig
-    from service.evaluation.run import run as run_eval
+    from evaluation.run import EvalConfig
+    from evaluation.run import run as run_eval
 
     config = EvalConfig(
         dataset=dataset,

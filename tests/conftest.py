@@ -1,4 +1,8 @@
-"""Shared fixtures: a real Neo4j for the session, a driver, the real embedding model.
+"""Shared fixtures: a real Neo4j for the session, the runtime over it, and two embedders.
+
+``fake_embedder`` is deterministic and instant (plumbing); ``embedder`` is the real model, and a
+test that uses it (or loads spaCy's pipeline) is ``slow``: the ``embedder`` fixture marks its tests
+so by itself, so that ``pytest -m "not slow"`` is a fast lane that never loads a model.
 
 With ``ANCHORGRAPH_NEO4J_URI`` set, the tests use that server; because they wipe the graph between
 tests, they also demand ``ANCHORGRAPH_TEST_WIPE_OK=1`` as consent. Otherwise they start the
@@ -8,18 +12,18 @@ project's own local Neo4j on free ports in a temporary folder and stop it at the
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import neo4j
 import pytest
 
-from service.app import default_embedder
-from service.embedding import Embedder
-from service.graph.driver import connect
+from service.embedding import Embedder, HashEmbedder
+from service.graph.gateway import Graph
 from service.graph.local_server import LocalNeo4j, throwaway_settings
 from service.graph.queries import Query, cypher
-from service.graph.schema import apply_schema
+from service.runtime import Runtime, default_embedder, open_runtime
 from service.settings import Settings
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
@@ -62,20 +66,56 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
         server.stop()
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Every test that asks for the real model (directly or through another fixture) is slow."""
+    for item in items:
+        if "embedder" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.slow)
+
+
+@pytest.fixture(autouse=True)
+def _fast_tests_load_no_model(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test not marked slow that loads the embedding model fails, naming itself: the fast
+    lane (``pytest -m "not slow"``) stays fast because nothing in it can load one."""
+    loaded_before = "sentence_transformers" in sys.modules
+    yield
+    slow = request.node.get_closest_marker("slow") is not None
+    if not slow and not loaded_before and "sentence_transformers" in sys.modules:
+        pytest.fail("loaded the embedding model but is not marked slow", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def fake_embedder() -> HashEmbedder:
+    """Deterministic vectors of the real model's size, so both share the server's indexes."""
+    return HashEmbedder(dimension=384)
+
+
 @pytest.fixture(scope="session")
 def embedder(settings: Settings) -> Embedder:
+    """The real all-MiniLM-L6-v2: only for tests of meaning (they are marked slow)."""
     return default_embedder(settings)
 
 
 @pytest.fixture(scope="session")
-def driver(settings: Settings, embedder: Embedder) -> Iterator[neo4j.Driver]:
-    with connect(settings) as drv:
-        apply_schema(drv, settings.neo4j_database, embedder.dimension)
-        yield drv
+def runtime(settings: Settings, fake_embedder: HashEmbedder) -> Iterator[Runtime]:
+    """The project's runtime on the test server, schema applied, with the fake embedder."""
+    with open_runtime(settings, schema="apply", embedder_factory=lambda _: fake_embedder) as rt:
+        yield rt
+
+
+@pytest.fixture(scope="session")
+def graph(runtime: Runtime) -> Graph:
+    return runtime.graph
+
+
+@pytest.fixture(scope="session")
+def driver(graph: Graph) -> neo4j.Driver:
+    """The raw driver, for tests that inspect the graph with Cypher of their own."""
+    return graph.driver
 
 
 @pytest.fixture
-def clean_graph(driver: neo4j.Driver, settings: Settings) -> neo4j.Driver:
+def clean_graph(graph: Graph, settings: Settings) -> Graph:
     """An empty graph (schema kept) for a test that counts what it writes."""
-    driver.execute_query(cypher(Query.DELETE_ALL), database_=settings.neo4j_database)
-    return driver
+    graph.driver.execute_query(cypher(Query.DELETE_ALL), database_=settings.neo4j_database)
+    return graph

@@ -55,9 +55,7 @@ _BODY = {
     openapi_extra=_BODY,
     responses={200: {"model": IngestResult, "description": "Unchanged: already in the graph."}},
 )
-async def add_document(
-    request: Request, response: Response, runtime: RuntimeDep
-) -> IngestResult:
+async def add_document(request: Request, response: Response, runtime: RuntimeDep) -> IngestResult:
     """Add or replace one document, sent as JSON or as a multipart file upload.
 
     201 when it was written, 200 when the graph already holds exactly this content.

@@ -73,6 +73,10 @@ class Query(StrEnum):
     ALL_LINKS = "admin/all_links"
     CHUNK_VECTORS = "admin/chunk_vectors"
     DOCUMENT_VECTORS = "admin/document_vectors"
+    # admin: the evaluation (evaluation/run.py, evaluation/tune.py)
+    DOCUMENT_IDS = "admin/document_ids"
+    GRAPH_COUNTS = "admin/graph_counts"
+    DELETE_ALL_BATCHED = "admin/delete_all_batched"
     # health
     SERVER_INFO = "health/server_info"
 

@@ -37,9 +37,7 @@ class IndexState:
 def expected_indexes() -> frozenset[str]:
     """Names of the constraints and indexes the schema files create (a uniqueness constraint
     shows in SHOW INDEXES under its own name)."""
-    names = (
-        _CREATED_NAME.match(statement) for query in SCHEMA for statement in statements(query)
-    )
+    names = (_CREATED_NAME.match(statement) for query in SCHEMA for statement in statements(query))
     return frozenset(match.group(1) for match in names if match)
 
 

@@ -40,9 +40,7 @@ def prepare(text: str) -> LexicalQuery:
         fulltext=_fulltext(normalised, surfaces),
         terms=sorted(index_terms(normalised)),
         identifier_candidates=identifier_ids,
-        entity_candidates=list(
-            dict.fromkeys([*identifier_ids, *_ngram_ids(normalised)])
-        ),
+        entity_candidates=list(dict.fromkeys([*identifier_ids, *_ngram_ids(normalised)])),
     )
 
 

@@ -45,7 +45,7 @@ class Mode(StrEnum):
 
 
 # Default weights per level, chosen on SciFact train and NFCorpus dev only (docs/benchmarks.md;
-# `python -m service.evaluation.tune`): dense against BM25 at about 0.7 / 0.3 with L2
+# `python -m evaluation.tune`): dense against BM25 at about 0.7 / 0.3 with L2
 # normalisation; at document level BM25 over whole documents takes the lexical share and the
 # document embedding joins. Metadata, entity boosting and TF-IDF stay small: they bring
 # candidates in (identifiers, named entities, rare exact terms) but on those benchmarks every
@@ -68,7 +68,7 @@ DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
 }
 
 # Pseudo-relevance feedback of a hybrid document-level search, chosen with the weights above
-# (`python -m service.evaluation.tune feedback`): the top 3 documents of the first ranking move
+# (`python -m evaluation.tune feedback`): the top 3 documents of the first ranking move
 # the query vector by 0.3 of their centroid. Chunk-level searches leave it off by default, since
 # it costs a second dense round and their latency budget is tighter.
 DEFAULT_FEEDBACK_DOCUMENTS = 3

@@ -1,18 +1,21 @@
-"""/documents through the real app: add (JSON, upload), read, list, delete, and bad input."""
+"""/documents through the real app: add (JSON, upload), read, list, delete, and bad input.
+
+Plumbing only: the fake embedder and no spaCy pipeline (identifiers are found by patterns), so
+this runs in the fast lane."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
-import neo4j
 import pytest
 from fastapi.testclient import TestClient
 
 from service.app import create_app
 from service.embedding import Embedder
+from service.graph.gateway import Graph
 from service.settings import Settings
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.integration
 
 LIMIT = 4_000
 PDF = ("scan.pdf", b"%PDF-1.7", "application/pdf")
@@ -22,11 +25,9 @@ NOTE = (
 
 
 @pytest.fixture
-def client(
-    clean_graph: neo4j.Driver, settings: Settings, embedder: Embedder
-) -> Iterator[TestClient]:
-    small = settings.model_copy(update={"max_document_bytes": LIMIT})
-    with TestClient(create_app(small, embedder_factory=lambda _: embedder)) as test_client:
+def client(clean_graph: Graph, settings: Settings, fake_embedder: Embedder) -> Iterator[TestClient]:
+    small = settings.model_copy(update={"max_document_bytes": LIMIT, "spacy_model": ""})
+    with TestClient(create_app(small, embedder_factory=lambda _: fake_embedder)) as test_client:
         yield test_client
 
 

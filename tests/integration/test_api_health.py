@@ -4,19 +4,20 @@ from __future__ import annotations
 
 import gc
 
-import neo4j
 import pytest
 from fastapi.testclient import TestClient
 
 from service.app import create_app
 from service.errors import GraphUnavailable
+from service.graph.gateway import Graph
 from service.graph.local_server import free_port
 from service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
 
-def test_health_reports_graph_indexes_and_model(settings: Settings, driver: neo4j.Driver) -> None:
+@pytest.mark.slow  # the app loads the real model (its ONNX query runtime is checked)
+def test_health_reports_graph_indexes_and_model(settings: Settings, graph: Graph) -> None:
     with TestClient(create_app(settings)) as client:
         # Start-up state is kept out of the cyclic collector's full passes while it serves.
         assert gc.get_freeze_count() > 100_000

@@ -7,19 +7,14 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import neo4j
 import pytest
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from service.embedding import Embedder
-from service.evaluation import conditions as conds
-from service.evaluation.datasets import load_split, source_documents
-from service.evaluation.metrics import NDCG10, RECALL100
-from service.evaluation.report import write_all
-from service.evaluation.run import build_report, evaluate, prepare_graph
-from service.retrieval.pipeline import SearchContext
-from service.settings import Settings
+from evaluation import conditions as conds
+from evaluation.datasets import load_split, source_documents
+from evaluation.metrics import NDCG10, RECALL100
+from evaluation.report import write_all
+from evaluation.run import EvalConfig, build_report, evaluate, graph_facts, prepare_graph
+from service import Embedder, Query, SchemaMode, Settings, open_runtime
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -27,7 +22,14 @@ SCIFACT = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "scifact
 QUERIES = 8  # evaluated
 POOL_QUERIES = 40  # whose relevant documents are in the corpus, as near misses
 OTHERS = 80  # documents relevant to none of those
-CONDITIONS = ["cosine", "bm25", "hybrid", "multisignal", "plain-hybrid", "graphrag-vector"]
+CONDITIONS = [
+    conds.ConditionName.COSINE,
+    conds.ConditionName.BM25,
+    conds.ConditionName.HYBRID,
+    conds.ConditionName.MULTISIGNAL,
+    conds.ConditionName.PLAIN_HYBRID,
+    conds.ConditionName.GRAPHRAG_VECTOR,
+]
 # Measured on this slice: 0.75-0.95 NDCG@10. A pipeline that ranks at random scores ~0.05, one
 # that loses titles or chunks scores far lower than these floors.
 NDCG_FLOOR = 0.5
@@ -35,9 +37,8 @@ RECALL_FLOOR = 0.8
 
 
 @pytest.mark.skipif(not SCIFACT.exists(), reason="../shared/datasets/scifact is not here")
-def test_a_small_scifact_evaluation(
-    clean_graph: neo4j.Driver, settings: Settings, embedder: Embedder, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("clean_graph")
+def test_a_small_scifact_evaluation(settings: Settings, embedder: Embedder, tmp_path: Path) -> None:
     split = load_split(SCIFACT, "train")
     pool = split.queries[:POOL_QUERIES]
     relevant = {doc for query in pool for doc in split.qrels[query.id]}
@@ -45,21 +46,29 @@ def test_a_small_scifact_evaluation(
     small = split.subset([q.id for q in split.queries[:QUERIES]], [*relevant, *others])
     assert len(small.queries) == QUERIES and len(small.corpus) > OTHERS + 30
 
-    ingestor = Ingestor(
-        clean_graph, embedder, EntityExtractor(None), database=settings.neo4j_database
-    )
-    documents = source_documents(small, title_in_text=True)
-    stats = prepare_graph(clean_graph, settings.neo4j_database, ingestor, documents, may_wipe=True)
-    assert stats.written == len(small.corpus)
-    print(f"ingest {stats.seconds:.1f} s (embed {stats.embed_s:.1f} s)")
+    # As `anchorgraph eval --no-entities` opens it: the real model, no spaCy pipeline.
+    quiet = EvalConfig(dataset=SCIFACT, split="train", entities=False).runtime_settings(settings)
+    with open_runtime(
+        quiet, schema=SchemaMode.APPLY, embedder_factory=lambda _: embedder
+    ) as runtime:
+        documents = source_documents(small, title_in_text=True)
+        stats = prepare_graph(runtime, documents, may_wipe=True)
+        assert stats.written == len(small.corpus)
+        print(f"ingest {stats.seconds:.1f} s (embed {stats.embed_s:.1f} s)")
+        facts = graph_facts(runtime)
+        assert facts["graph"]["documents"] == len(small.corpus)
+        assert facts["graph"]["chunks"] >= len(small.corpus)
 
-    context = SearchContext(clean_graph, embedder, EntityExtractor(None), settings.neo4j_database)
-    try:
-        resources = conds.Resources(small, context, embedder, cache_dir=None)
+        # Documents of another dataset: removed one by one when few, the graph wiped when most.
+        assert prepare_graph(runtime, documents[:-3], may_wipe=True).unchanged == len(documents) - 3
+        assert len(runtime.graph.read(Query.DOCUMENT_IDS)) == len(documents) - 3
+        assert prepare_graph(runtime, documents[:5], may_wipe=True).written == 5
+        assert len(runtime.graph.read(Query.DOCUMENT_IDS)) == 5
+        assert prepare_graph(runtime, documents, may_wipe=True).written == len(documents) - 5
+
+        resources = conds.Resources(small, runtime, cache_dir=None)
         built = [conds.build(name, resources) for name in CONDITIONS]
         results = evaluate(built, small)
-    finally:
-        context.close()
 
     by_name = {result.name: result for result in results}
     for name, result in by_name.items():

@@ -17,6 +17,7 @@ from loaders.ingest import Ingestor
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
 from service.embedding import Embedder, Vectors
+from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
 from service.settings import Settings
@@ -38,20 +39,25 @@ def sample(settings: Settings) -> list[SourceDocument]:
 
 
 def make_ingestor(
-    driver: neo4j.Driver,
+    graph: Graph,
     settings: Settings,
     embedder: Embedder,
     extractor: EntityExtractor,
     batch_size: int = 64,
 ) -> Ingestor:
     return Ingestor(
-        driver, embedder, extractor, database=settings.neo4j_database, batch_size=batch_size
+        graph,
+        embedder,
+        extractor,
+        chunk_tokens=settings.chunk_tokens,
+        chunk_overlap=settings.chunk_overlap,
+        batch_size=batch_size,
     )
 
 
 @pytest.fixture
 def ingestor(
-    clean_graph: neo4j.Driver, settings: Settings, embedder: Embedder, extractor: EntityExtractor
+    clean_graph: Graph, settings: Settings, embedder: Embedder, extractor: EntityExtractor
 ) -> Ingestor:
     return make_ingestor(clean_graph, settings, embedder, extractor)
 
@@ -82,7 +88,7 @@ def markdown(doc_id: str, text: str) -> SourceDocument:
 
 def test_sample_corpus_graph_shape(ingestor: Ingestor, sample: list[SourceDocument]) -> None:
     stats = ingestor.ingest(sample)
-    counts = summary(ingestor.driver)
+    counts = summary(ingestor.graph.driver)
     assert stats.written == counts["node:Document"] == 12
     assert counts["node:Chunk"] == counts["relationship:HAS_CHUNK"] == stats.chunks
     assert counts["relationship:NEXT"] == stats.chunks - 12
@@ -92,14 +98,14 @@ def test_sample_corpus_graph_shape(ingestor: Ingestor, sample: list[SourceDocume
     assert counts["relationship:MENTIONS"] == stats.mentions
     assert counts["node:Entity"] > 10
     # The one external link waits on a placeholder; every link between documents resolved.
-    edges = links(ingestor.driver)
+    edges = links(ingestor.graph.driver)
     unresolved = [edge for edge in edges if edge[1] == "Unresolved"]
     assert unresolved == [(unresolved[0][0], "Unresolved", "https://www.wikidata.org/", "")]
     # A link with a heading fragment lands on the chunk under that heading.
     to_chunks = [edge for edge in edges if edge[1] == "Chunk"]
     assert len(to_chunks) >= 4
     for source, _, target, fragment in to_chunks:
-        record = ingestor.driver.execute_query(
+        record = ingestor.graph.driver.execute_query(
             cypher(Query.GET_DOCUMENT), {"id": target.rpartition("#")[0]}
         ).records[0]
         (chunk,) = [c for c in record["chunks"] if c["id"] == target]
@@ -110,18 +116,18 @@ def test_reingesting_unchanged_content_is_a_no_op(
     ingestor: Ingestor, sample: list[SourceDocument]
 ) -> None:
     ingestor.ingest(sample)
-    before, before_links = summary(ingestor.driver), links(ingestor.driver)
+    before, before_links = summary(ingestor.graph.driver), links(ingestor.graph.driver)
     again = ingestor.ingest(sample)
     assert (again.written, again.unchanged) == (0, 12)
-    assert summary(ingestor.driver) == before
-    assert links(ingestor.driver) == before_links
+    assert summary(ingestor.graph.driver) == before
+    assert links(ingestor.graph.driver) == before_links
 
 
 def test_changed_document_replaces_its_content_and_keeps_incoming_links(
     ingestor: Ingestor, sample: list[SourceDocument]
 ) -> None:
     ingestor.ingest(sample)
-    before = links(ingestor.driver)
+    before = links(ingestor.graph.driver)
     target = next(d for d in sample if d.id == "timeline.md")
     incoming = [
         e for e in before if e[2].startswith("timeline.md") and not e[0].startswith("timeline.md")
@@ -130,14 +136,14 @@ def test_changed_document_replaces_its_content_and_keeps_incoming_links(
     changed = dataclasses.replace(target, text=target.text + "\n\nA closing remark about 2031.")
     stats = ingestor.ingest([changed])
     assert stats.written == 1
-    after = links(ingestor.driver)
+    after = links(ingestor.graph.driver)
     # Links from other documents into the changed one were re-pointed, not lost.
     assert [
         e for e in after if e[2].startswith("timeline.md") and not e[0].startswith("timeline.md")
     ] == incoming
     texts = [
         c["text"]
-        for c in ingestor.driver.execute_query(
+        for c in ingestor.graph.driver.execute_query(
             cypher(Query.GET_DOCUMENT), {"id": "timeline.md"}
         ).records[0]["chunks"]
     ]
@@ -148,23 +154,23 @@ def test_delete_removes_document_and_orphans_then_links_heal_on_return(
     ingestor: Ingestor, sample: list[SourceDocument]
 ) -> None:
     ingestor.ingest(sample)
-    full, full_links = summary(ingestor.driver), links(ingestor.driver)
-    serials = entity_documents(ingestor.driver, ["sn-4711-ab-09", "sn-4711-ab-12"])
+    full, full_links = summary(ingestor.graph.driver), links(ingestor.graph.driver)
+    serials = entity_documents(ingestor.graph.driver, ["sn-4711-ab-09", "sn-4711-ab-12"])
     assert set(serials) == {"sn-4711-ab-09", "sn-4711-ab-12"}
     assert ingestor.delete(["climate/incident-2022.md"]) == 1
     assert ingestor.delete(["climate/incident-2022.md"]) == 0
-    after = summary(ingestor.driver)
+    after = summary(ingestor.graph.driver)
     assert after["node:Document"] == 11
     assert after["node:Chunk"] < full["node:Chunk"]
     # Entities only that document mentioned (its serial numbers) are gone; shared ones stay.
-    assert entity_documents(ingestor.driver, ["sn-4711-ab-09", "sn-4711-ab-12"]) == {}
-    shared = entity_documents(ingestor.driver, ["aerograph ag-2048"])
+    assert entity_documents(ingestor.graph.driver, ["sn-4711-ab-09", "sn-4711-ab-12"]) == {}
+    shared = entity_documents(ingestor.graph.driver, ["aerograph ag-2048"])
     assert shared and "climate/incident-2022.md" not in shared["aerograph ag-2048"]
-    waiting = [e for e in links(ingestor.driver) if e[2] == "climate/incident-2022.md"]
+    waiting = [e for e in links(ingestor.graph.driver) if e[2] == "climate/incident-2022.md"]
     assert waiting and all(e[1] == "Unresolved" for e in waiting)
     ingestor.ingest([d for d in sample if d.id == "climate/incident-2022.md"])
-    assert summary(ingestor.driver) == full
-    assert links(ingestor.driver) == full_links
+    assert summary(ingestor.graph.driver) == full
+    assert links(ingestor.graph.driver) == full_links
 
 
 A = "# Alpha\n\nAlpha points at [the beta setup](beta.md#setup) and [beta itself](beta.md).\n"
@@ -176,9 +182,9 @@ def test_links_resolve_in_either_ingest_order(ingestor: Ingestor, order: Sequenc
     documents = {"alpha.md": markdown("alpha.md", A), "beta.md": markdown("beta.md", B)}
     for doc_id in order:
         ingestor.ingest([documents[doc_id]])
-    edges = {(e[1], e[3]) for e in links(ingestor.driver) if e[0].startswith("alpha.md")}
+    edges = {(e[1], e[3]) for e in links(ingestor.graph.driver) if e[0].startswith("alpha.md")}
     assert edges == {("Chunk", "setup"), ("Document", "")}
-    assert "node:Unresolved" not in summary(ingestor.driver)
+    assert "node:Unresolved" not in summary(ingestor.graph.driver)
 
 
 def test_spellings_and_aliases_meet_in_one_entity(ingestor: Ingestor) -> None:
@@ -189,15 +195,15 @@ def test_spellings_and_aliases_meet_in_one_entity(ingestor: Ingestor) -> None:
             markdown("three.md", "# Three\n\nThe Museum of Contemporary Art lent two works."),
         ]
     )
-    found = entity_documents(ingestor.driver, ["museu de arte contemporânea"])
+    found = entity_documents(ingestor.graph.driver, ["museu de arte contemporânea"])
     assert sorted(found["museu de arte contemporânea"]) == ["one.md", "three.md", "two.md"]
     # The aliases are kept as lookup keys for queries, and go with the last mention.
     keys = "MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity) RETURN a.key AS key, e.id AS entity"
-    rows = {(r["key"], r["entity"]) for r in ingestor.driver.execute_query(keys).records}
+    rows = {(r["key"], r["entity"]) for r in ingestor.graph.driver.execute_query(keys).records}
     assert {("mac", "museu de arte contemporânea"),
             ("museum of contemporary art", "museu de arte contemporânea")} <= rows  # fmt: skip
     ingestor.delete(["one.md", "two.md", "three.md"])
-    assert "node:Alias" not in summary(ingestor.driver)
+    assert "node:Alias" not in summary(ingestor.graph.driver)
 
 
 def graph_terms(driver: neo4j.Driver) -> set[str]:
@@ -217,21 +223,22 @@ def test_index_terms_no_chunk_uses_any_more_are_removed(ingestor: Ingestor) -> N
             markdown("two.md", "# Two\n\nZebras sleep standing."),
         ]
     )
-    assert {"zebras", "okapis", "sleep"} <= graph_terms(ingestor.driver)
-    assert graph_terms(ingestor.driver) == chunk_terms(ingestor.driver)
+    assert {"zebras", "okapis", "sleep"} <= graph_terms(ingestor.graph.driver)
+    assert graph_terms(ingestor.graph.driver) == chunk_terms(ingestor.graph.driver)
 
     # Replacing a document drops the terms only its old version had, keeps shared ones.
     ingestor.ingest([markdown("two.md", "# Two\n\nZebras dream standing.")])
-    terms = graph_terms(ingestor.driver)
+    terms = graph_terms(ingestor.graph.driver)
     assert "sleep" not in terms and {"dream", "zebras", "standing"} <= terms
-    assert terms == chunk_terms(ingestor.driver)
+    assert terms == chunk_terms(ingestor.graph.driver)
 
     # Deleting one does too; a term another document still uses stays, with its degree.
     assert ingestor.delete(["one.md"]) == 1
-    terms = graph_terms(ingestor.driver)
+    terms = graph_terms(ingestor.graph.driver)
     assert not terms & {"okapis", "graze", "quietly", "one"}
-    assert terms == chunk_terms(ingestor.driver) == index_terms("Two Zebras dream standing").keys()
-    assert summary(ingestor.driver)["relationship:HAS_TERM"] == len(terms)
+    expected = index_terms("Two Zebras dream standing").keys()
+    assert terms == chunk_terms(ingestor.graph.driver) == expected
+    assert summary(ingestor.graph.driver)["relationship:HAS_TERM"] == len(terms)
 
 
 def entities_without_embedding(driver: neo4j.Driver) -> list[str]:
@@ -242,7 +249,7 @@ def entities_without_embedding(driver: neo4j.Driver) -> list[str]:
 
 
 def test_every_entity_has_an_embedding_sent_once(
-    clean_graph: neo4j.Driver,
+    clean_graph: Graph,
     settings: Settings,
     embedder: Embedder,
     extractor: EntityExtractor,
@@ -252,13 +259,13 @@ def test_every_entity_has_an_embedding_sent_once(
     # still being written.
     counting = CountingEmbedder(embedder)
     make_ingestor(clean_graph, settings, counting, extractor, batch_size=2).ingest(sample)
-    assert summary(clean_graph)["node:Entity"] > 10
-    assert entities_without_embedding(clean_graph) == []
+    assert summary(clean_graph.driver)["node:Entity"] > 10
+    assert entities_without_embedding(clean_graph.driver) == []
     # Each entity's name was embedded once, in the batch that created it: later batches naming
     # it again reuse the vector in the graph.
     names = [
         r["name"]
-        for r in clean_graph.execute_query("MATCH (e:Entity) RETURN e.name AS name").records
+        for r in clean_graph.driver.execute_query("MATCH (e:Entity) RETURN e.name AS name").records
     ]
     assert Counter(text for text in counting.texts if text in set(names)) == Counter(names)
 
@@ -270,11 +277,11 @@ def entity_name_set(driver: neo4j.Driver) -> set[str]:
 
 
 def test_an_entity_orphaned_by_the_batch_in_flight_gets_its_embedding_again(
-    clean_graph: neo4j.Driver, settings: Settings, embedder: Embedder, extractor: EntityExtractor
+    clean_graph: Graph, settings: Settings, embedder: Embedder, extractor: EntityExtractor
 ) -> None:
     ingestor = make_ingestor(clean_graph, settings, embedder, extractor, batch_size=1)
     ingestor.ingest([markdown("x.md", "# X\n\nThe unit SN-4711-AB-77 failed on Monday.")])
-    (serial,) = [e for e in entity_name_set(clean_graph) if "4711" in e]
+    (serial,) = [e for e in entity_name_set(clean_graph.driver) if "4711" in e]
     # The first batch removes x.md's mention, so the entity goes with it, while the second
     # batch, prepared during that write, names it again: it must come back with an embedding.
     stats = ingestor.ingest(
@@ -284,8 +291,8 @@ def test_an_entity_orphaned_by_the_batch_in_flight_gets_its_embedding_again(
         ]
     )
     assert stats.written == 2 and not stats.warnings
-    assert serial in entity_name_set(clean_graph)
-    assert entities_without_embedding(clean_graph) == []
+    assert serial in entity_name_set(clean_graph.driver)
+    assert entities_without_embedding(clean_graph.driver) == []
 
 
 class CountingEmbedder:
@@ -321,29 +328,29 @@ class FailingEmbedder:
 
 
 def test_an_interrupted_ingest_rerun_equals_an_uninterrupted_one(
-    clean_graph: neo4j.Driver,
+    clean_graph: Graph,
     settings: Settings,
     embedder: Embedder,
     extractor: EntityExtractor,
     sample: list[SourceDocument],
 ) -> None:
     make_ingestor(clean_graph, settings, embedder, extractor, batch_size=4).ingest(sample)
-    uninterrupted, uninterrupted_links = summary(clean_graph), links(clean_graph)
-    clean_graph.execute_query(cypher(Query.DELETE_ALL))
+    uninterrupted, uninterrupted_links = summary(clean_graph.driver), links(clean_graph.driver)
+    clean_graph.driver.execute_query(cypher(Query.DELETE_ALL))
 
     # Three embed calls per batch (chunks, triples, entities): fail inside the second batch.
     crashing = FailingEmbedder(embedder, fail_on_call=5)
     with pytest.raises(RuntimeError, match="killed"):
         make_ingestor(clean_graph, settings, crashing, extractor, batch_size=4).ingest(sample)
-    partial = summary(clean_graph)
+    partial = summary(clean_graph.driver)
     assert partial["node:Document"] == 4  # the first batch only: nothing half-written
     make_ingestor(clean_graph, settings, embedder, extractor, batch_size=4).ingest(sample)
-    assert summary(clean_graph) == uninterrupted
-    assert links(clean_graph) == uninterrupted_links
+    assert summary(clean_graph.driver) == uninterrupted
+    assert links(clean_graph.driver) == uninterrupted_links
 
 
 def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
-    clean_graph: neo4j.Driver,
+    clean_graph: Graph,
     settings: Settings,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
@@ -369,6 +376,6 @@ def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
     assert done.exit_code == 0, done.output
     assert "2 documents read: 2 written" in done.output
     assert "on 2 threads" in done.output
-    assert summary(clean_graph)["node:Document"] == 2
+    assert summary(clean_graph.driver)["node:Document"] == 2
     refused = CliRunner().invoke(app, ["ingest", str(folder), "--threads", "-1"])
     assert refused.exit_code == 2 and "threads" in refused.output

@@ -5,11 +5,11 @@ from __future__ import annotations
 import urllib.request
 from pathlib import Path
 
-import neo4j
 import numpy as np
 import pytest
 
 from service.errors import LocalServerError
+from service.graph.gateway import Graph
 from service.graph.local_server import LocalNeo4j, _alive, free_port
 from service.settings import Settings
 
@@ -69,13 +69,13 @@ _PROBE_VECTORS = (
 )
 
 
-def test_a_populated_vector_index_is_one_segment(driver: neo4j.Driver, settings: Settings) -> None:
+def test_a_populated_vector_index_is_one_segment(graph: Graph, settings: Settings) -> None:
     """A vector query walks each Lucene segment's graph apart. With Neo4j's defaults an index
     populated from 20,000 vectors lands in 4 segments; with our server settings in one. (Writes
     after population merge pairwise: benchmarks/ingest.py prints the segments they leave.)"""
     if not settings.uses_local_server:
         pytest.skip("an external server was given")
-    database = settings.neo4j_database
+    database, driver = settings.neo4j_database, graph.driver
     rng = np.random.default_rng(0)
     for _ in range(4):
         matrix = rng.normal(size=(5000, 384))
@@ -88,7 +88,7 @@ def test_a_populated_vector_index_is_one_segment(driver: neo4j.Driver, settings:
             database_=database,
         )
         driver.execute_query("CALL db.awaitIndexes(300)", database_=database)
-        segments = LocalNeo4j(settings).vector_index_segments(driver, database)
+        segments = LocalNeo4j(settings).vector_index_segments(graph)
         assert segments["segment_probe"] == 1
     finally:
         driver.execute_query("DROP INDEX segment_probe IF EXISTS", database_=database)

@@ -1,25 +1,24 @@
-"""The schema applies idempotently and refuses vectors of another size."""
+"""The schema applies idempotently, refuses vectors of another size, and is verified without
+DDL by read-only processes."""
 
 from __future__ import annotations
 
-import neo4j
 import pytest
 
 from service.embedding import Embedder
-from service.errors import InvalidInput
-from service.graph.schema import apply_schema, index_states
-from service.settings import Settings
+from service.errors import InvalidInput, SchemaMissing
+from service.graph.gateway import Graph
+from service.graph.schema import apply_schema, expected_indexes, index_states, verify_schema
 
 pytestmark = pytest.mark.integration
 
 
-def test_schema_is_complete_online_and_idempotent(
-    driver: neo4j.Driver, settings: Settings, embedder: Embedder
-) -> None:
-    before = {(s.name, s.type) for s in index_states(driver, settings.neo4j_database)}
-    states = apply_schema(driver, settings.neo4j_database, embedder.dimension)
+def test_schema_is_complete_online_and_idempotent(graph: Graph, fake_embedder: Embedder) -> None:
+    before = {(s.name, s.type) for s in index_states(graph)}
+    states = apply_schema(graph, fake_embedder.dimension)
     assert {(s.name, s.type) for s in states} == before
     assert all(s.state == "ONLINE" for s in states)
+    assert expected_indexes() <= {s.name for s in states}
     kinds = {s.name: s.type for s in states}
     for name in ("chunk_embedding", "document_embedding", "entity_embedding", "triple_embedding"):
         assert kinds[name] == "VECTOR"
@@ -27,8 +26,21 @@ def test_schema_is_complete_online_and_idempotent(
         assert kinds[name] == "FULLTEXT"
 
 
-def test_a_model_of_another_dimension_is_refused(
-    driver: neo4j.Driver, settings: Settings, embedder: Embedder
-) -> None:
+def test_a_model_of_another_dimension_is_refused(graph: Graph, fake_embedder: Embedder) -> None:
     with pytest.raises(InvalidInput, match="dimension"):
-        apply_schema(driver, settings.neo4j_database, embedder.dimension + 1)
+        apply_schema(graph, fake_embedder.dimension + 1)
+    with pytest.raises(InvalidInput, match="dimension"):
+        verify_schema(graph, fake_embedder.dimension + 1)
+
+
+def test_verify_names_a_missing_index_and_creates_nothing(
+    graph: Graph, fake_embedder: Embedder
+) -> None:
+    assert {s.name for s in verify_schema(graph, fake_embedder.dimension)} >= expected_indexes()
+    graph.run("DROP INDEX document_title IF EXISTS")
+    try:
+        with pytest.raises(SchemaMissing, match=r"document_title.*anchorgraph db init"):
+            verify_schema(graph, fake_embedder.dimension)
+        assert "document_title" not in {s.name for s in index_states(graph)}  # still missing
+    finally:
+        apply_schema(graph, fake_embedder.dimension)

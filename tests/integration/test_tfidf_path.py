@@ -1,4 +1,5 @@
-"""The classic TF-IDF path against a reference computed here from the chunks' own text."""
+"""The classic TF-IDF path against a reference computed here from the chunks' own text (lexical
+only: the fake embedder serves, so this runs in the fast lane)."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from loaders.entities import EntityExtractor
 from loaders.ingest import Ingestor
 from loaders.read import read_bytes
 from service.embedding import Embedder
+from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.retrieval.analysis import prepare
 from service.retrieval.paths import TfidfPath
 from service.retrieval.types import Candidate
-from service.settings import Settings
 from service.text.terms import index_terms
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = [pytest.mark.integration]
 
 # One chunk each. "relay" is in 6 of 10 chunks (common at a 0.3 cut-off), "zebra" in 2.
 TEXTS = {
@@ -39,22 +40,14 @@ TEXTS = {
 
 
 @pytest.fixture(scope="module")
-def read(driver: neo4j.Driver, settings: Settings, embedder: Embedder) -> Iterator[Any]:
-    driver.execute_query(cypher(Query.DELETE_ALL))
+def read(graph: Graph, fake_embedder: Embedder) -> Iterator[Any]:
+    graph.driver.execute_query(cypher(Query.DELETE_ALL))
     documents = [
         read_bytes(text.encode(), doc_id=doc_id, fmt="markdown", max_bytes=10_000)
         for doc_id, text in TEXTS.items()
     ]
-    Ingestor(driver, embedder, EntityExtractor(None), database=settings.neo4j_database).ingest(
-        documents
-    )
-
-    def read(query: Query, parameters: dict[str, Any]) -> list[neo4j.Record]:
-        return driver.execute_query(
-            cypher(query), parameters, database_=settings.neo4j_database
-        ).records
-
-    yield read
+    Ingestor(graph, fake_embedder, EntityExtractor(None)).ingest(documents)
+    yield graph.read
 
 
 def reference(driver: neo4j.Driver, terms: list[str]) -> dict[str, float]:
@@ -76,9 +69,7 @@ def reference(driver: neo4j.Driver, terms: list[str]) -> dict[str, float]:
 def retrieve(
     read: Any, text: str, common_fraction: float, max_postings: int = 10_000
 ) -> list[Candidate]:
-    return TfidfPath(common_fraction, max_postings).retrieve(
-        read, prepare(text, EntityExtractor(None)), 100, None
-    )
+    return TfidfPath(common_fraction, max_postings).retrieve(read, prepare(text), 100, None)
 
 
 def by_document(candidates: list[Candidate]) -> dict[str, float]:

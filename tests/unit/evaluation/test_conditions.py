@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.evaluation import conditions
-from service.evaluation.conditions import (
+from evaluation import conditions
+from evaluation.conditions import (
     Ranked,
+    Spec,
     best_chunk_per_document,
     expand,
     min_max_top,
@@ -16,7 +17,7 @@ from service.evaluation.conditions import (
     search_options,
     tokenize,
 )
-from service.retrieval.types import DOCUMENT_PATH_WEIGHTS, PathName, SearchOptions
+from service import DOCUMENT_PATH_WEIGHTS, PathName, SearchOptions
 
 
 def test_tokenisation_is_lowercase_word_runs() -> None:
@@ -83,3 +84,29 @@ def test_overrides_become_search_options() -> None:
     assert SearchOptions(query="q", level="document", **feedback).feedback_documents() == 0
     with pytest.raises(ValueError, match="unknown search option"):
         search_options({"colour": "blue"})
+
+
+def test_every_condition_name_is_registered_and_every_group_holds_names() -> None:
+    assert set(conditions.REGISTRY) == set(conditions.ConditionName)
+    assert set(conditions.GROUPS) == set(conditions.Group)
+    assert conditions.ConditionName.GRAPHRAG_HYBRID_LINEAR_UNIONALL not in expand(["all"])
+
+
+def test_a_spec_is_a_name_and_its_overrides() -> None:
+    spec = Spec.parse("hybrid@k_over=400; paths=dense+bm25")
+    assert spec.name is conditions.ConditionName.HYBRID
+    assert spec.overrides == {"k_over": "400", "paths": "dense+bm25"}
+    assert spec.text == "hybrid@k_over=400; paths=dense+bm25"  # names the condition's results
+    assert Spec.parse("plain-hybrid").overrides == {}
+    with pytest.raises(ValueError, match="unknown condition 'hybrd'"):
+        Spec.parse("hybrd@k_over=400")
+    with pytest.raises(ValueError, match="is not key=value"):
+        Spec.parse("hybrid@k_over")
+
+
+def test_override_names_are_checked_against_the_enums() -> None:
+    options = search_options({"paths": "dense+doc_bm25", "mode": "multisignal"})
+    assert options["paths"] == [PathName.DENSE, PathName.DOC_BM25]
+    assert all(isinstance(path, PathName) for path in options["paths"])
+    with pytest.raises(ValueError, match="'dens'"):
+        search_options({"weights": "dens:1"})

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from service.evaluation.metrics import (
+from evaluation.metrics import (
     MRR10,
     NDCG10,
     RECALL100,

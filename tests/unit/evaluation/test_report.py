@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from service.evaluation.metrics import MRR10, NDCG10, RECALL100
-from service.evaluation.report import (
+from evaluation.metrics import MRR10, NDCG10, RECALL100
+from evaluation.report import (
     ConditionResult,
     EvalReport,
     markdown,

@@ -1,0 +1,191 @@
+"""The bulk importer (benchmarks/bulk_import.py) builds the graph ingestion builds.
+
+A small corpus is ingested through ``Ingestor`` into the session's server, in several batches,
+while every batch's rows are recorded; the same rows go through the importer into a second,
+throwaway server. Both graphs must agree node for node and relationship for relationship,
+properties (embeddings included, bit for bit) and endpoints alike.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from benchmarks.bulk_import import CsvGraph, import_into, restore_empty_lists
+from loaders import graph_writer
+from loaders.entities import EntityExtractor, load_gazetteer
+from loaders.graph_writer import EmbeddedDocument, EntityRecord, GraphRows, graph_rows
+from loaders.ingest import Ingestor
+from loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from loaders.read import read_bytes
+from service.embedding import HashEmbedder, Vectors
+from service.graph.gateway import Graph
+from service.graph.local_server import LocalNeo4j, throwaway_settings
+from service.ingestion import read_all, sample_corpus, sample_gazetteer
+from service.runtime import open_runtime
+from service.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+
+def node_key(node: str) -> str:
+    """Cypher for a key of every node: its label's unique property (schema/constraints.cypher)."""
+    return f"coalesce({node}.id, {node}.path, {node}.key, {node}.text, {node}.name)"
+
+
+class PairingExtractor(EntityExtractor):
+    """Gazetteer entities and identifiers as usual (no spaCy pipeline: fast), plus a triple from
+    the first to the second entity of every chunk that has two, so that RELATES is written too
+    (spaCy's parser would find them otherwise)."""
+
+    def extract(self, chunks: Sequence[Chunk]) -> tuple[list[EntityMention], list[Triple]]:
+        mentions, triples = super().extract(chunks)
+        by_chunk: dict[str, list[EntityMention]] = defaultdict(list)
+        for mention in mentions:
+            by_chunk[mention.chunk_id].append(mention)
+        for chunk_id, found in by_chunk.items():
+            if len(found) >= 2:
+                a, b = found[0], found[1]
+                triples.append(
+                    Triple(
+                        a.entity_id,
+                        "relate to",
+                        b.entity_id,
+                        f"{a.name} relate to {b.name}",
+                        chunk_id,
+                    )
+                )
+        return mentions, triples
+
+
+def corpus(settings: Settings) -> list[SourceDocument]:
+    """The sample corpus (folders, tags, links between documents and to headings, an outside
+    URL, gazetteer entities), and two documents for what it lacks: caller metadata, a link to a
+    document that does not exist, a ';' in a tag and a folder two levels down."""
+    documents, skipped = read_all(settings, sample_corpus())
+    assert not skipped
+    extra = {
+        "notes/2024/loans.md": "---\ntitle: Loans\nauthor: R. Okabe\n---\n# Loans\n\n"
+        "Rafael Okabe lent works to the Museu de Arte Contemporânea in 2024; see "
+        "[the missing register](missing-register.md) and the [sensor](../../climate/ag-2048.md"
+        "#specifications).\n\nA second paragraph names AG-2048 again.",
+        "notes/2024/empty-ish.md": "# Short\n\nNothing to link here.",
+    }
+    for doc_id, text in extra.items():
+        documents.append(
+            read_bytes(
+                text.encode(),
+                doc_id=doc_id,
+                fmt="markdown",
+                folder=doc_id.rpartition("/")[0],
+                tags=("a;b", "notes"),
+                source="sample",
+                max_bytes=1_000_000,
+            )
+        )
+    return documents
+
+
+@dataclass(frozen=True)
+class Fingerprint:
+    counts: dict[str, int]  # per node label and relationship type
+    items: list[str]  # every node and relationship, canonical JSON, sorted
+    digest: str
+
+
+def fingerprint(graph: Graph) -> Fingerprint:
+    def records(statement: str) -> list[Any]:
+        return list(graph.driver.execute_query(statement, database_=graph.database).records)
+
+    nodes = records("MATCH (n) RETURN labels(n) AS labels, properties(n) AS properties")
+    relationships = records(
+        f"MATCH (a)-[r]->(b) RETURN type(r) AS type, labels(a) AS start_labels, "
+        f"{node_key('a')} AS start, labels(b) AS end_labels, {node_key('b')} AS end, "
+        "properties(r) AS properties"
+    )
+    counts: Counter[str] = Counter()
+    items = []
+    for node in nodes:
+        counts[":".join(sorted(node["labels"]))] += 1
+        items.append(_canonical({"labels": sorted(node["labels"]), **node["properties"]}))
+    for rel in relationships:
+        counts[rel["type"]] += 1
+        items.append(_canonical(dict(rel)))
+    items.sort()
+    digest = hashlib.sha256("\n".join(items).encode()).hexdigest()
+    return Fingerprint(dict(counts), items, digest)
+
+
+def _canonical(value: dict[str, Any]) -> str:
+    # Temporal values as ISO text; floats by repr, so vectors compare exactly.
+    return json.dumps(value, sort_keys=True, default=str, ensure_ascii=False)
+
+
+def test_bulk_import_builds_the_graph_ingestion_builds(
+    clean_graph: Graph,
+    settings: Settings,
+    fake_embedder: HashEmbedder,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    batches: list[GraphRows] = []
+    write = graph_writer.write_documents
+
+    def recording(
+        graph: Graph,
+        documents: Sequence[EmbeddedDocument],
+        entities: Sequence[EntityRecord],
+        entity_vectors: Vectors,
+        embedded_entities: Sequence[EntityRecord] = (),
+    ) -> list[str]:
+        batches.append(graph_rows(documents, entities, entity_vectors, embedded_entities))
+        return write(graph, documents, entities, entity_vectors, embedded_entities)
+
+    # The ingestor writes through its module's name for it.
+    monkeypatch.setattr("loaders.ingest.write_documents", recording)
+    extractor = PairingExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
+    # Small chunks and batches: documents of several chunks, entities met again in later
+    # batches (written then without an embedding), links to documents of other batches.
+    ingestor = Ingestor(
+        clean_graph, fake_embedder, extractor, chunk_tokens=48, chunk_overlap=0.2, batch_size=4
+    )
+    stats = ingestor.ingest(corpus(settings))
+    assert stats.written == stats.documents and len(batches) >= 3
+    ingested = fingerprint(clean_graph)
+    # What the comparison covers: every label and relationship type ingestion writes.
+    assert {"Document", "Chunk", "Term", "Entity", "Alias", "Folder", "Tag", "Unresolved"} <= set(
+        ingested.counts
+    )
+    assert {"HAS_CHUNK", "NEXT", "HAS_TERM", "MENTIONS", "RELATES", "LINKS_TO", "CONTAINS",
+            "TAGGED", "ALIAS_OF"} <= set(ingested.counts)  # fmt: skip
+
+    csv = CsvGraph(tmp_path / "csv")
+    for rows in batches:
+        csv.add(rows)
+    files = csv.close()
+    assert files.multiline and files.empty_lists  # paragraphs; chunks without identifiers
+    local = LocalNeo4j(throwaway_settings(tmp_path / "neo4j", heap="512m", pagecache="128m"))
+    try:
+        import_into(local, files, heap="512m", max_off_heap_memory="256m", threads=1)
+        with open_runtime(
+            local.settings, schema="apply", embedder_factory=lambda _: fake_embedder
+        ) as bulk:
+            restore_empty_lists(bulk.graph, files)
+            imported = fingerprint(bulk.graph)
+    finally:
+        local.stop()
+
+    assert imported.counts == ingested.counts
+    only_ingested = sorted(set(ingested.items) - set(imported.items))
+    only_imported = sorted(set(imported.items) - set(ingested.items))
+    assert imported.digest == ingested.digest, (
+        f"only after ingestion: {[item[:300] for item in only_ingested[:3]]}\n"
+        f"only after import: {[item[:300] for item in only_imported[:3]]}"
+    )

@@ -1,0 +1,106 @@
+"""The staged search over recorded rows: no server, no model. What the stages do with the rows
+the graph would return (fusion, cut, hydration, the round-trip count), and that a ranking stage
+is added by listing it, not by editing ``search``."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from service.embedding import HashEmbedder
+from service.graph.queries import Query
+from service.retrieval.context import SearchContext, SearchRun
+from service.retrieval.pipeline import DEFAULT_STAGES, search
+from service.retrieval.types import Mode, PathName, Ranking, SearchOptions
+
+
+def candidates(*rows: tuple[str, str, float]) -> list[dict[str, Any]]:
+    return [{"candidates": [{"chunk_id": c, "document_id": d, "score": s} for c, d, s in rows]}]
+
+
+class RecordedGraph:
+    """Answers each statement with rows recorded for it, and keeps what was asked."""
+
+    def __init__(self, rows: Mapping[Query, list[dict[str, Any]]]) -> None:
+        self.rows, self.asked = rows, list[Query]()
+
+    def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> Sequence[Any]:
+        self.asked.append(query)
+        if query is Query.HYDRATE_CHUNKS:
+            assert parameters is not None
+            return [
+                {"chunk_id": c, "title": f"title of {c}", "text": f"text of {c}", "n_tokens": 7}
+                for c in parameters["chunk_ids"]
+            ]
+        return self.rows.get(query, [])
+
+
+ROWS = {
+    Query.DENSE_CHUNKS: candidates(("a#0", "a", 0.9), ("b#0", "b", 0.8), ("c#0", "c", 0.1)),
+    Query.BM25_CHUNKS: candidates(("c#0", "c", 12.0), ("b#0", "b", 6.0)),
+    Query.TFIDF_CHUNKS: candidates(),
+    Query.METADATA_CHUNKS: candidates(),
+    Query.DETECT_ENTITIES: [],
+}
+OPTIONS = {"paths": [PathName.DENSE, PathName.BM25], "weights": {"dense": 0.5, "bm25": 0.5}}
+
+
+@pytest.fixture
+def graph() -> RecordedGraph:
+    return RecordedGraph(ROWS)
+
+
+def test_a_hybrid_search_fuses_cuts_and_hydrates_the_recorded_rows(graph: RecordedGraph) -> None:
+    context = SearchContext(graph, HashEmbedder())
+    result = search(context, SearchOptions(query="pump valve", k=2, explain=True, **OPTIONS))
+    # L2-normalised: dense (0.9, 0.8, 0.1)/1.209, bm25 (12, 6)/13.416; equal weights.
+    assert [hit.chunk_id for hit in result.hits] == ["b#0", "c#0"]
+    assert result.hits[0].score == pytest.approx(0.5 * 0.8 / 1.2083 + 0.5 * 6 / 13.4164, 1e-3)
+    assert sum(p.contribution for p in result.hits[0].paths.values()) == pytest.approx(
+        result.hits[0].score
+    )
+    assert result.hits[1].title == "title of c#0" and result.hits[1].rank == 2
+    assert result.candidates == {"dense": 3, "bm25": 2}
+    assert result.round_trips == len(graph.asked)  # every read counted
+    assert result.round_trips <= 4  # entities, dense, bm25, hydrate
+    stages = [timing.stage for timing in result.timings]
+    assert stages.index("analyse") < stages.index("fuse") < stages.index("cut")
+    assert stages[-1] == "hydrate"
+    context.close()
+
+
+def test_a_threshold_cuts_before_hydration(graph: RecordedGraph) -> None:
+    context = SearchContext(graph, HashEmbedder())
+    result = search(context, SearchOptions(query="pump", threshold=0.5, **OPTIONS))
+    assert [hit.chunk_id for hit in result.hits] == ["b#0"]
+    context.close()
+
+
+class Reverse:
+    """A stand-in rerank: turns the ranking upside down."""
+
+    name = "reverse"
+
+    def wanted(self, options: SearchOptions) -> bool:
+        return options.mode is Mode.HYBRID
+
+    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
+        return replace(ranking, hits=ranking.hits[::-1])
+
+
+def test_a_ranking_stage_is_added_by_listing_it(graph: RecordedGraph) -> None:
+    plain = SearchContext(graph, HashEmbedder())
+    reversed_first = SearchContext(graph, HashEmbedder(), stages=(Reverse(), *DEFAULT_STAGES))
+    options = SearchOptions(query="pump valve", k=3, **OPTIONS)
+    before = [hit.chunk_id for hit in search(plain, options).hits]
+    result = search(reversed_first, options)
+    assert [hit.chunk_id for hit in result.hits] == before[::-1]
+    assert "reverse" in [timing.stage for timing in result.timings]
+    # A stage the options do not want does not run.
+    skipped = search(reversed_first, options.model_copy(update={"mode": Mode.DENSE}))
+    assert "reverse" not in [timing.stage for timing in skipped.timings]
+    plain.close()
+    reversed_first.close()
