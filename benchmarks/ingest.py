@@ -2,13 +2,14 @@
 
 Not a timed test: run it by hand on a quiet machine and compare runs on the same machine.
 
-    .venv/bin/python benchmarks/ingest.py                      # the whole SciFact corpus
-    .venv/bin/python benchmarks/ingest.py --limit 500 --no-entities
+    .venv/bin/python -m benchmarks.ingest                      # the whole SciFact corpus
+    .venv/bin/python -m benchmarks.ingest --limit 500 --no-entities
 
-Without ``--neo4j-uri`` it starts the project's own Neo4j in a temporary folder on free ports,
-ingests into that empty graph and stops it at the end. With ``--neo4j-uri`` (password from
-``ANCHORGRAPH_NEO4J_PASSWORD``) it ingests into that server as it is and never wipes it: documents
-already there with the same content are skipped, which is then what gets measured.
+Without ``--neo4j-uri`` it starts the project's own Neo4j in a temporary folder on free ports
+(``benchmarks/server.py``), ingests into that empty graph and stops it at the end. With
+``--neo4j-uri`` (password from ``ANCHORGRAPH_NEO4J_PASSWORD``) it ingests into that server as it
+is and never wipes it: documents already there with the same content are skipped, which is then
+what gets measured.
 
 Stages, as ``loaders.ingest.Ingestor`` times them: *read* is reading and normalising the corpus
 file; *parse* is sentence chunking, spaCy entities and triples, identifiers and index terms;
@@ -27,13 +28,21 @@ import argparse
 import json
 import os
 import resource
-import shutil
 import sys
-import tempfile
 import time
 from itertools import islice
 from pathlib import Path
-from typing import Any
+
+from rich.console import Console
+
+from benchmarks.processes import cpu_seconds, peak_rss_mb
+from benchmarks.server import BenchmarkServer, add_server_arguments, benchmark_server
+from loaders.read import read_path
+from service.embedding import Embedder
+from service.graph.queries import Query
+from service.ingestion import ingest_with_progress
+from service.runtime import default_embedder, open_runtime
+from service.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
@@ -72,13 +81,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="torch CPU threads for the model; 0 (default): every core, as `anchorgraph "
         "ingest` uses (the API's ingest keeps ANCHORGRAPH_EMBEDDING_THREADS, 1).",
     )
-    parser.add_argument(
-        "--neo4j-uri",
-        default=None,
-        help="Use this running server (never wiped). Default: start a throwaway local one.",
-    )
-    parser.add_argument("--neo4j-heap", default="2g", help="Heap of the started server.")
-    parser.add_argument("--neo4j-pagecache", default="2g", help="Page cache of the started server.")
+    add_server_arguments(parser)
     parser.add_argument("--no-progress", action="store_true", help="No progress bar.")
     args = parser.parse_args(argv)
     if args.limit is not None and args.limit < 1:
@@ -90,52 +93,30 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    # Imported after argument parsing so that --help is instant (torch and spaCy are slow).
-    from service.graph.local_server import LocalNeo4j, throwaway_settings
-    from service.settings import Settings
-
-    if args.neo4j_uri:
-        settings = Settings(neo4j_uri=args.neo4j_uri)
-        home: Path | None = None
-        server: LocalNeo4j | None = None
-    else:
-        home = Path(tempfile.mkdtemp(prefix="anchorgraph-bench-"))
-        settings = throwaway_settings(
-            home / "neo4j", heap=args.neo4j_heap, pagecache=args.neo4j_pagecache
-        )
-        server = LocalNeo4j(settings)
-    try:
-        if server is not None:
-            print(f"Starting a throwaway Neo4j in {home} …", file=sys.stderr, flush=True)
-            server.start()
-        return run(args, settings, server)
-    finally:
-        if server is not None:
-            server.stop()
-        if home is not None:
-            shutil.rmtree(home, ignore_errors=True)
+    with benchmark_server(args, prefix="anchorgraph-bench-") as server:
+        return run(args, server)
 
 
-def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
-    from rich.console import Console
-
-    from loaders.entities import EntityExtractor
-    from loaders.read import read_path
-    from service.embedding import load_embedder
-    from service.graph.driver import connect
-    from service.graph.queries import Query, cypher
-    from service.graph.schema import apply_schema
-    from service.ingestion import ingest_with_progress, make_ingestor
-
+def run(args: argparse.Namespace, server: BenchmarkServer) -> int:
     log = Console(stderr=True)
-    started_server = server is not None
-
-    clock = time.perf_counter()
+    settings = server.settings.model_copy(
+        update={
+            "embedding_model": args.model,
+            "embedding_threads": args.threads,
+            "embedding_onnx_queries": False,  # an ingest embeds batches, never one query
+            "spacy_model": "" if args.no_entities else SPACY_MODEL,
+            "gazetteer": None,
+        }
+    )
     threads = args.threads
-    embedder = load_embedder(args.model, batch_size=settings.embedding_batch_size, threads=threads)
-    extractor = EntityExtractor(None if args.no_entities else SPACY_MODEL)
-    extractor.has_parser  # noqa: B018 -- load the spaCy pipeline now, outside the timings
-    load_s = time.perf_counter() - clock
+    load_s = 0.0
+
+    def timed_model(settings: Settings) -> Embedder:
+        nonlocal load_s
+        clock = time.perf_counter()
+        embedder = default_embedder(settings)
+        load_s += time.perf_counter() - clock
+        return embedder
 
     clock = time.perf_counter()
     reading = read_path(args.corpus, max_bytes=settings.max_document_bytes)
@@ -145,38 +126,36 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
         log.print(f"[bold red]error:[/] no documents in {args.corpus}")
         return 1
 
-    with connect(settings) as driver:
-        if started_server:
-            # Only a graph this script created is wiped (it is empty, unless a previous step
-            # of this very run wrote to it).
-            driver.execute_query(cypher(Query.DELETE_ALL), database_=settings.neo4j_database)
-        apply_schema(driver, settings.neo4j_database, embedder.dimension)
-        ingestor = make_ingestor(settings, driver, embedder, extractor, batch_size=args.batch_size)
-        neo4j_pid = server.status().pid if started_server else None
-        cpu_before = (time.process_time(), _cpu_seconds(neo4j_pid))
+    with open_runtime(
+        settings, schema="apply", embedder_factory=timed_model, batch_size=args.batch_size
+    ) as runtime:
+        embedder = runtime.embedder
+        clock = time.perf_counter()
+        runtime.extractor.has_parser  # noqa: B018 -- load the spaCy pipeline now, outside the timings
+        load_s += time.perf_counter() - clock
+        neo4j_pid = server.pid
+        cpu_before = (time.process_time(), cpu_seconds(neo4j_pid))
         if args.no_progress:
-            stats = ingestor.ingest(documents)
+            stats = runtime.ingestor.ingest(documents)
         else:
-            stats = ingest_with_progress(ingestor, documents, log)
+            stats = ingest_with_progress(runtime.ingestor, documents, log)
         python_cpu_s = time.process_time() - cpu_before[0]
-        neo4j_after = _cpu_seconds(neo4j_pid)
+        neo4j_after = cpu_seconds(neo4j_pid)
         neo4j_cpu_s = (
             neo4j_after - cpu_before[1]
             if neo4j_after is not None and cpu_before[1] is not None
             else None
         )
         counts = {
-            f"{r['kind']}:{r['name']}": r["count"]
-            for r in driver.execute_query(
-                cypher(Query.GRAPH_SUMMARY), database_=settings.neo4j_database
-            ).records
+            f"{r['kind']}:{r['name']}": r["count"] for r in runtime.graph.read(Query.GRAPH_SUMMARY)
         }
         segments = (
-            server.vector_index_segments(driver, settings.neo4j_database) if started_server else {}
+            server.local.vector_index_segments(runtime.graph) if server.local is not None else {}
         )
+    started_server = server.local is not None
 
     python_peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    neo4j_peak_mb = _vm_hwm_mb(neo4j_pid)
+    neo4j_peak_mb = peak_rss_mb(neo4j_pid)
 
     def rate(count: int, seconds: float) -> float:
         return count / seconds if seconds > 0 else float("nan")
@@ -293,31 +272,6 @@ def run(args: argparse.Namespace, settings: Any, server: Any) -> int:
     }
     print(json.dumps(summary))
     return 0
-
-
-def _cpu_seconds(pid: int | None) -> float | None:
-    """User plus system CPU seconds of a process so far (/proc); None when unknown."""
-    if pid is None:
-        return None
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return None
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
-def _vm_hwm_mb(pid: int | None) -> float | None:
-    """Peak resident set of a process (``VmHWM`` in /proc), in MB; None when unknown."""
-    if pid is None:
-        return None
-    try:
-        status = Path(f"/proc/{pid}/status").read_text()
-    except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) / 1024
-    return None
 
 
 if __name__ == "__main__":

@@ -20,25 +20,30 @@ The first two are deliberately less than ingestion does: whatever they cost, a r
 cannot beat. Each variant runs ``--repeats`` batches per batch size after ``--warmup`` unmeasured
 ones (plan compilation); variants alternate so that background load falls on all alike.
 
-    .venv/bin/python benchmarks/write_floor.py
-    .venv/bin/python benchmarks/write_floor.py --batch-chunks 150,1000 --repeats 10
+    .venv/bin/python -m benchmarks.write_floor
+    .venv/bin/python -m benchmarks.write_floor --batch-chunks 150,1000 --repeats 10
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import shutil
 import statistics
-import sys
-import tempfile
 import time
 from collections import defaultdict
 from itertools import count
 from pathlib import Path
 from typing import Any
 
+import neo4j
 import numpy as np
+
+from benchmarks.server import add_server_arguments, benchmark_server
+from loaders.graph_writer import index_term_parameters
+from service.embedding import HashEmbedder
+from service.graph.queries import Query, as_parameters, cypher
+from service.runtime import open_runtime
+from service.text.terms import index_terms
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
@@ -60,8 +65,8 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--batch-chunks", default="150,1000", help="Comma-separated sizes.")
     parser.add_argument("--repeats", type=int, default=10, help="Measured batches per cell.")
     parser.add_argument("--warmup", type=int, default=2, help="Unmeasured batches per cell.")
-    parser.add_argument("--neo4j-heap", default="2g")
-    parser.add_argument("--neo4j-pagecache", default="2g")
+    # Never --neo4j-uri: it drops the chunk vector index of the server it writes to.
+    add_server_arguments(parser, external=False)
     args = parser.parse_args(argv)
     args.sizes = [int(size) for size in args.batch_chunks.split(",") if size]
     if not args.sizes or min(args.sizes) < 1 or args.repeats < 1 or args.warmup < 0:
@@ -84,14 +89,6 @@ def chunk_texts(limit: int) -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    sys.path.insert(0, str(REPO))
-    from loaders.graph_writer import index_term_parameters
-    from service.graph.driver import connect
-    from service.graph.local_server import LocalNeo4j, throwaway_settings
-    from service.graph.queries import Query, as_parameters, cypher
-    from service.graph.schema import apply_schema
-    from service.text.terms import index_terms
-
     shipped = cypher(Query.CREATE_CHUNKS)
     # Each statement with the row fields it reads (None: all, as ingestion sends them): a floor
     # sends no more than it needs.
@@ -150,22 +147,17 @@ def main(argv: list[str] | None = None) -> int:
         ]
         return {"chunks": sent, "terms": terms}
 
-    home = Path(tempfile.mkdtemp(prefix="anchorgraph-floor-"))
-    settings = throwaway_settings(
-        home / "neo4j", heap=args.neo4j_heap, pagecache=args.neo4j_pagecache
-    )
-    server = LocalNeo4j(settings)
-    print(f"Starting a throwaway Neo4j in {home} …", file=sys.stderr, flush=True)
-    server.start()
     measured: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
 
-    def run_cells(driver: Any, cells: list[tuple[str, int]], label: str = "") -> None:
+    def run_cells(
+        driver: neo4j.Driver, database: str, cells: list[tuple[str, int]], label: str = ""
+    ) -> None:
         """``--warmup`` then ``--repeats`` batches of every cell, the cells alternating."""
         for round_number in range(args.warmup + args.repeats):
             for name, size in cells:
                 documents, rows = batch(size)
                 sent = as_parameters(parameters(name, rows))
-                with driver.session(database=settings.neo4j_database) as session:
+                with driver.session(database=database) as session:
                     session.run(DOCUMENTS, ids=documents).consume()
                     started = time.perf_counter()
                     with session.begin_transaction() as tx:
@@ -176,16 +168,21 @@ def main(argv: list[str] | None = None) -> int:
                 if round_number >= args.warmup:
                     measured[name + label, size].append((ended - started, ended - before_commit))
 
-    try:
-        with connect(settings) as driver:
-            apply_schema(driver, settings.neo4j_database, DIMENSION)
-            run_cells(driver, [(name, size) for size in args.sizes for name in variants])
-            driver.execute_query("DROP INDEX chunk_embedding", database_=settings.neo4j_database)
-            label = ", no vector index"
-            run_cells(driver, [(name, size) for size in args.sizes for name in unindexed], label)
-    finally:
-        server.stop()
-        shutil.rmtree(home, ignore_errors=True)
+    # The vectors are random, so no model is loaded: a fake embedder of the same dimension
+    # gives the schema its vector index size.
+    with (
+        benchmark_server(args, prefix="anchorgraph-floor-") as server,
+        open_runtime(
+            server.settings, schema="apply", embedder_factory=lambda _: HashEmbedder(DIMENSION)
+        ) as runtime,
+    ):
+        # Timed transactions of its own (commit apart), so the driver rather than Graph.write.
+        driver, database = runtime.graph.driver, runtime.graph.database
+        run_cells(driver, database, [(name, size) for size in args.sizes for name in variants])
+        runtime.graph.run("DROP INDEX chunk_embedding")
+        label = ", no vector index"
+        cells = [(name, size) for size in args.sizes for name in unindexed]
+        run_cells(driver, database, cells, label)
 
     print(f"\n{'statement':38} {'chunks':>6} {'batch ms':>9} {'commit ms':>9} {'chunks/s':>9}")
     summary: dict[str, dict[str, float]] = {}

@@ -9,9 +9,9 @@ Every statement is a named file in ``cypher/load``; rows are sent with ``UNWIND`
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import neo4j
 
@@ -88,47 +88,27 @@ def write_documents(
     """
     if not documents:
         return []
-    ids = [d.source.id for d in documents]
-    entity_rows = [
-        _entity_row(entity, vector.tolist())
-        for entity, vector in zip(entities, entity_vectors, strict=True)
-    ] + [_entity_row(entity, None) for entity in embedded_entities]
-    params: list[tuple[Query, dict[str, Any]]] = [
-        (Query.UPSERT_DOCUMENTS, {"documents": [_document_row(d) for d in documents]}),
-        (Query.FILE_DOCUMENTS, {"documents": [_filing_row(d.source) for d in documents]}),
-        (Query.CREATE_CHUNKS, _chunk_parameters(documents)),
-    ]
-    after_entities: list[tuple[Query, dict[str, Any]]] = [
-        (
-            Query.CREATE_MENTIONS,
-            {
-                "mentions": [
-                    {"chunk_id": m.chunk_id, "entity_id": m.entity_id, "count": m.count}
-                    for d in documents
-                    for m in d.mentions
-                ]
-            },
-        ),
-        (Query.CREATE_TRIPLES, {"triples": [row for d in documents for row in _triple_rows(d)]}),
-        (Query.CREATE_LINKS, {"links": [row for d in documents for row in _link_rows(d)]}),
-        (
-            Query.RESOLVE_UNRESOLVED,
-            {"documents": [{"id": d.source.id, "uri": d.source.uri} for d in documents]},
-        ),
-    ]
+    # Built before the transaction: a retried transaction sends the same rows again.
+    rows = graph_rows(documents, entities, entity_vectors, embedded_entities)
+    ids = rows.document_ids
 
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
-        for query, parameters in params:
-            _run_rows(tx, query, parameters)
+        _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents})
+        _run_rows(tx, Query.FILE_DOCUMENTS, {"documents": rows.filings})
+        _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks})
         upserted = (
-            tx.run(cypher(Query.UPSERT_ENTITIES), as_parameters({"entities": entity_rows})).single()
-            if entity_rows
+            tx.run(
+                cypher(Query.UPSERT_ENTITIES), as_parameters({"entities": rows.entities})
+            ).single()
+            if rows.entities
             else None
         )
-        for query, parameters in after_entities:
-            _run_rows(tx, query, parameters)
+        _run_rows(tx, Query.CREATE_MENTIONS, {"mentions": rows.mentions})
+        _run_rows(tx, Query.CREATE_TRIPLES, {"triples": rows.triples})
+        _run_rows(tx, Query.CREATE_LINKS, {"links": rows.links})
+        _run_rows(tx, Query.RESOLVE_UNRESOLVED, {"documents": rows.arrivals})
         _delete_orphans(tx, old)
         return list(upserted["without_embedding"]) if upserted else []
 
@@ -184,20 +164,163 @@ def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
 
 
 # --- rows ---------------------------------------------------------------------------------------
-def _entity_row(entity: EntityRecord, embedding: list[float] | None) -> dict[str, Any]:
+# What each statement of cypher/load is sent, one TypedDict per row shape (the header comment of
+# each file describes the same fields). Public so that a bulk loader (benchmarks/bulk_import.py)
+# builds its CSV from exactly these rows and cannot drift from what ingestion writes.
+
+
+class DocumentRow(TypedDict):
+    """``upsert_documents.cypher``: ``properties`` are SET on the node (a None value leaves that
+    property out); ``embedding`` is stored as float32."""
+
+    id: str
+    properties: dict[str, Any]
+    embedding: list[float]
+
+
+class FolderRow(TypedDict):
+    path: str  # "" for the root
+    name: str
+    parent: str | None  # None for the root
+
+
+class FilingRow(TypedDict):
+    """``file_documents.cypher``: the folders from the root down to the document's own, and its
+    tags (MERGEd: repeats add nothing)."""
+
+    id: str
+    folders: list[FolderRow]
+    tags: list[str]
+
+
+class ChunkRow(TypedDict):
+    """``create_chunks.cypher``: ``single_terms`` and ``repeated_terms`` point into the batch's
+    ``terms`` (``index_term_parameters``)."""
+
+    id: str
+    document_id: str
+    ordinal: int
+    text: str
+    start: int
+    end: int
+    n_tokens: int
+    heading_slugs: list[str]
+    identifiers: list[str]
+    previous_id: str | None  # the chunk before it in the document; None for the first
+    embedding: list[float]
+    single_terms: list[int]
+    repeated_terms: list[list[int]]  # [position, tf], tf > 1
+
+
+class EntityRow(TypedDict):
+    """``upsert_entities.cypher``: MERGEd on ``id``; the first row names and types it, every row
+    adds its aliases, and ``embedding`` is stored only while the entity has none."""
+
+    id: str
+    name: str
+    type: str
+    aliases: list[str]
+    alias_keys: list[str]  # normalised aliases other than the id: one (:Alias) node each
+    embedding: list[float] | None
+
+
+class MentionRow(TypedDict):
+    chunk_id: str
+    entity_id: str
+    count: int
+
+
+class TripleRow(TypedDict):
+    subject_id: str
+    object_id: str
+    predicate: str
+    text: str
+    chunk_id: str
+    document_id: str
+    embedding: list[float]
+
+
+class LinkRow(TypedDict):
+    """``create_links.cypher``: ``target`` is a document id or uri (or an outside URL)."""
+
+    chunk_id: str
+    target: str
+    fragment: str
+    href: str
+    anchor_text: str
+    context: str
+
+
+class ArrivalRow(TypedDict):
+    """``resolve_unresolved.cypher``: links waiting on this id or uri now point here."""
+
+    id: str
+    uri: str
+
+
+@dataclass(frozen=True)
+class GraphRows:
+    """Every row ``write_documents`` sends for one batch, by the statement that receives it (the
+    statements run in this order, after the batch's previous content is removed)."""
+
+    documents: list[DocumentRow]  # upsert_documents $documents
+    filings: list[FilingRow]  # file_documents $documents
+    terms: list[str]  # create_chunks $terms: the batch's distinct index terms
+    chunks: list[ChunkRow]  # create_chunks $chunks
+    entities: list[EntityRow]  # upsert_entities $entities
+    mentions: list[MentionRow]  # create_mentions $mentions
+    triples: list[TripleRow]  # create_triples $triples
+    links: list[LinkRow]  # create_links $links
+    arrivals: list[ArrivalRow]  # resolve_unresolved $documents
+
+    @property
+    def document_ids(self) -> list[str]:
+        return [row["id"] for row in self.documents]
+
+
+def graph_rows(
+    documents: Sequence[EmbeddedDocument],
+    entities: Sequence[EntityRecord],
+    entity_vectors: Vectors,
+    embedded_entities: Sequence[EntityRecord] = (),
+) -> GraphRows:
+    """The rows of one ``write_documents`` call (same arguments)."""
+    terms, chunks = _chunk_rows(documents)
+    return GraphRows(
+        documents=[_document_row(d) for d in documents],
+        filings=[_filing_row(d.source) for d in documents],
+        terms=terms,
+        chunks=chunks,
+        entities=[
+            _entity_row(entity, vector.tolist())
+            for entity, vector in zip(entities, entity_vectors, strict=True)
+        ]
+        + [_entity_row(entity, None) for entity in embedded_entities],
+        mentions=[
+            MentionRow(chunk_id=m.chunk_id, entity_id=m.entity_id, count=m.count)
+            for d in documents
+            for m in d.mentions
+        ],
+        triples=[row for d in documents for row in _triple_rows(d)],
+        links=[row for d in documents for row in _link_rows(d)],
+        arrivals=[ArrivalRow(id=d.source.id, uri=d.source.uri) for d in documents],
+    )
+
+
+def _entity_row(entity: EntityRecord, embedding: list[float] | None) -> EntityRow:
     keys = (normalise_entity_id(alias) for alias in entity.aliases)
-    return {
-        "id": entity.id,
-        "name": entity.name,
-        "type": entity.type,
-        "aliases": list(entity.aliases),
+    return EntityRow(
+        id=entity.id,
+        name=entity.name,
+        type=entity.type,
+        aliases=list(entity.aliases),
         # An alias that normalises to the id itself ("Mac" of "mac") needs no key of its own.
-        "alias_keys": sorted({key for key in keys if key and key != entity.id}),
-        "embedding": embedding,
-    }
+        alias_keys=sorted({key for key in keys if key and key != entity.id}),
+        embedding=embedding,
+    )
 
 
-def _document_row(document: EmbeddedDocument) -> dict[str, Any]:
+def _document_row(document: EmbeddedDocument) -> DocumentRow:
     source = document.source
     properties: dict[str, Any] = {
         "title": source.title,
@@ -218,19 +341,17 @@ def _document_row(document: EmbeddedDocument) -> dict[str, Any]:
     }
     # Caller metadata is kept under its own prefix so it can never overwrite our properties.
     properties.update({f"meta_{key}": value for key, value in source.metadata.items()})
-    return {"id": source.id, "properties": properties, "embedding": document.vector.tolist()}
+    return DocumentRow(id=source.id, properties=properties, embedding=document.vector.tolist())
 
 
-def _filing_row(source: SourceDocument) -> dict[str, Any]:
+def _filing_row(source: SourceDocument) -> FilingRow:
     parts = [part for part in source.folder.split("/") if part]
-    folders: list[dict[str, str | None]] = [
-        {"path": "", "name": source.source or "/", "parent": None}
-    ]
+    folders = [FolderRow(path="", name=source.source or "/", parent=None)]
     for depth in range(1, len(parts) + 1):
         path = posixpath.join(*parts[:depth])
         parent = posixpath.join(*parts[: depth - 1]) if depth > 1 else ""
-        folders.append({"path": path, "name": parts[depth - 1], "parent": parent})
-    return {"id": source.id, "folders": folders, "tags": list(source.tags)}
+        folders.append(FolderRow(path=path, name=parts[depth - 1], parent=parent))
+    return FilingRow(id=source.id, folders=folders, tags=list(source.tags))
 
 
 def index_term_parameters(
@@ -259,58 +380,66 @@ def index_term_parameters(
     return list(position), postings
 
 
-def _chunk_parameters(documents: Sequence[EmbeddedDocument]) -> dict[str, Any]:
+def _chunk_rows(documents: Sequence[EmbeddedDocument]) -> tuple[list[str], list[ChunkRow]]:
+    """The batch's distinct index terms and one row per chunk, documents in order."""
     terms, postings = index_term_parameters([t for d in documents for t in d.chunk_terms])
-    rows = [row for d in documents for row in _chunk_rows(d)]
-    return {
-        "terms": terms,
-        "chunks": [row | p for row, p in zip(rows, postings, strict=True)],
-    }
+    rows = [
+        ChunkRow(
+            id=chunk.id,
+            document_id=chunk.document_id,
+            ordinal=chunk.ordinal,
+            text=chunk.text,
+            start=chunk.start,
+            end=chunk.end,
+            n_tokens=chunk.n_tokens,
+            heading_slugs=list(chunk.heading_slugs),
+            identifiers=list(identifiers),
+            previous_id=previous,
+            embedding=vector.tolist(),
+            single_terms=chunk_postings["single_terms"],
+            repeated_terms=chunk_postings["repeated_terms"],
+        )
+        for (chunk, identifiers, vector, previous), chunk_postings in zip(
+            _chunks_in_order(documents), postings, strict=True
+        )
+    ]
+    return terms, rows
 
 
-def _chunk_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
-    """One row per chunk; its index terms are added by ``_chunk_parameters``."""
-    previous: str | None = None
-    for chunk, identifiers, vector in zip(
-        document.chunks, document.chunk_identifiers, document.chunk_vectors, strict=True
-    ):
-        yield {
-            "id": chunk.id,
-            "document_id": chunk.document_id,
-            "ordinal": chunk.ordinal,
-            "text": chunk.text,
-            "start": chunk.start,
-            "end": chunk.end,
-            "n_tokens": chunk.n_tokens,
-            "heading_slugs": list(chunk.heading_slugs),
-            "identifiers": list(identifiers),
-            "previous_id": previous,
-            "embedding": vector.tolist(),
-        }
-        previous = chunk.id
+def _chunks_in_order(
+    documents: Sequence[EmbeddedDocument],
+) -> Iterator[tuple[Chunk, tuple[str, ...], Vectors, str | None]]:
+    """Each chunk with its identifiers, its vector and the id of the chunk before it."""
+    for document in documents:
+        previous: str | None = None
+        for chunk, identifiers, vector in zip(
+            document.chunks, document.chunk_identifiers, document.chunk_vectors, strict=True
+        ):
+            yield chunk, identifiers, vector, previous
+            previous = chunk.id
 
 
-def _triple_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
+def _triple_rows(document: EmbeddedDocument) -> Iterable[TripleRow]:
     for triple, vector in zip(document.triples, document.triple_vectors, strict=True):
-        yield {
-            "subject_id": triple.subject_id,
-            "object_id": triple.object_id,
-            "predicate": triple.predicate,
-            "text": triple.text,
-            "chunk_id": triple.chunk_id,
-            "document_id": document.source.id,
-            "embedding": vector.tolist(),
-        }
+        yield TripleRow(
+            subject_id=triple.subject_id,
+            object_id=triple.object_id,
+            predicate=triple.predicate,
+            text=triple.text,
+            chunk_id=triple.chunk_id,
+            document_id=document.source.id,
+            embedding=vector.tolist(),
+        )
 
 
-def _link_rows(document: EmbeddedDocument) -> Iterable[dict[str, Any]]:
+def _link_rows(document: EmbeddedDocument) -> Iterable[LinkRow]:
     for chunk in document.chunks:
         for link in chunk.links:
-            yield {
-                "chunk_id": chunk.id,
-                "target": link.target_document,
-                "fragment": link.fragment,
-                "href": link.href,
-                "anchor_text": link.anchor_text,
-                "context": link.context,
-            }
+            yield LinkRow(
+                chunk_id=chunk.id,
+                target=link.target_document,
+                fragment=link.fragment,
+                href=link.href,
+                anchor_text=link.anchor_text,
+                context=link.context,
+            )

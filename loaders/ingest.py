@@ -32,6 +32,7 @@ from loaders.graph_writer import (
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
 from service.embedding import Embedder, Vectors
 from service.graph.gateway import Graph
+from service.settings import Settings
 from service.text.identifiers import find_identifiers
 from service.text.terms import index_terms
 
@@ -144,6 +145,26 @@ class Ingestor:
         # Part of every content hash: a new model or chunking makes every document "changed".
         self._signature = json.dumps(
             [PIPELINE_VERSION, embedder.name, chunk_tokens, chunk_overlap, extractor.signature]
+        )
+
+    @classmethod
+    def configured(
+        cls,
+        settings: Settings,
+        graph: Graph,
+        embedder: Embedder,
+        extractor: EntityExtractor,
+        *,
+        batch_size: int = 64,
+    ) -> Ingestor:
+        """An ingestor chunking as ``settings`` say (``chunk_tokens``, ``chunk_overlap``)."""
+        return cls(
+            graph,
+            embedder,
+            extractor,
+            chunk_tokens=settings.chunk_tokens,
+            chunk_overlap=settings.chunk_overlap,
+            batch_size=batch_size,
         )
 
     def ingest(

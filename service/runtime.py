@@ -91,14 +91,7 @@ def open_runtime(
             indexes = verify_schema(graph, embedder.dimension)
         extractor = load_extractor(settings, gazetteer or settings.gazetteer)
         context = SearchContext(graph, embedder)
-        ingestor = Ingestor(
-            graph,
-            embedder,
-            extractor,
-            chunk_tokens=settings.chunk_tokens,
-            chunk_overlap=settings.chunk_overlap,
-            batch_size=batch_size,
-        )
+        ingestor = Ingestor.configured(settings, graph, embedder, extractor, batch_size=batch_size)
         try:
             yield Runtime(settings, graph, embedder, extractor, context, ingestor, indexes)
         finally:

@@ -142,7 +142,7 @@ class LocalNeo4j:
                 f"{self.settings.neo4j_version} from Maven Central. Install Maven, or set "
                 "ANCHORGRAPH_NEO4J_URI to use an existing Neo4j server."
             )
-        self._java()  # fail early, before a download, when there is no usable Java
+        self.java()  # fail early, before a download, when there is no usable Java
         work = self.lib_dir.parent
         partial = work / "lib.partial"
         shutil.rmtree(partial, ignore_errors=True)
@@ -210,7 +210,7 @@ class LocalNeo4j:
         if not (self.home / "data" / "dbms").exists():
             self._set_initial_password(password)
 
-        java = self._java()
+        java = self.java()
         command = [
             str(java), f"-Xms{self.settings.neo4j_heap}", f"-Xmx{self.settings.neo4j_heap}",
             *_JVM_OPTIONS, "-cp", f"{self.home / 'plugins'}/*:{self.lib_dir}/*",
@@ -261,7 +261,12 @@ class LocalNeo4j:
             return None
         return pid if _alive(pid) and _is_neo4j(pid) else None
 
-    def _java(self) -> Path:
+    def java(self) -> Path:
+        """The Java 17+ runtime the server (and neo4j-admin, for bulk imports) runs on.
+
+        Raises:
+            LocalServerError: no Java, or one older than 17.
+        """
         java_home = self.settings.java_home or (
             Path(os.environ["JAVA_HOME"]) if os.environ.get("JAVA_HOME") else None
         )
@@ -313,7 +318,7 @@ class LocalNeo4j:
     def _set_initial_password(self, password: str) -> None:
         env = {**os.environ, "NEO4J_HOME": str(self.home), "NEO4J_CONF": str(self.conf_dir)}
         done = subprocess.run(
-            [str(self._java()), "-cp", f"{self.lib_dir}/*", _ADMIN_TOOL,
+            [str(self.java()), "-cp", f"{self.lib_dir}/*", _ADMIN_TOOL,
              "dbms", "set-initial-password", "--", password],
             capture_output=True, text=True, env=env, cwd=self.home, check=False,
         )  # fmt: skip

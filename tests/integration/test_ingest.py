@@ -45,14 +45,7 @@ def make_ingestor(
     extractor: EntityExtractor,
     batch_size: int = 64,
 ) -> Ingestor:
-    return Ingestor(
-        graph,
-        embedder,
-        extractor,
-        chunk_tokens=settings.chunk_tokens,
-        chunk_overlap=settings.chunk_overlap,
-        batch_size=batch_size,
-    )
+    return Ingestor.configured(settings, graph, embedder, extractor, batch_size=batch_size)
 
 
 @pytest.fixture
