@@ -1,0 +1,81 @@
+"""The FD* formulas on hand-computed numbers, and bins that stay right as documents come and go."""
+
+from __future__ import annotations
+
+import math
+import statistics
+
+import pytest
+
+from service.factual_density import (
+    BinStats,
+    LengthBin,
+    fd_raw,
+    fd_star,
+    length_bin,
+    tertile_bounds,
+)
+
+
+def test_fd_raw_is_the_sum_of_prob_fact_per_token() -> None:
+    assert fd_raw([1.0, 0.5, 0.2], 100) == pytest.approx(0.017)
+    assert fd_raw([], 40) == 0.0
+    assert fd_raw([0.9], 0) == 0.0  # no tokens: no density, not a division by zero
+
+
+@pytest.mark.parametrize(("values", "tokens"), [([1.2], 10), ([-0.1], 10), ([0.5], -1)])
+def test_fd_raw_refuses_impossible_input(values: list[float], tokens: int) -> None:
+    with pytest.raises(ValueError):
+        fd_raw(values, tokens)
+
+
+def test_tertiles_split_nine_lengths_three_by_three() -> None:
+    lengths = [10, 20, 30, 40, 50, 60, 70, 80, 90]
+    bounds = tertile_bounds(lengths)
+    assert bounds == (30.0, 60.0)
+    bins = [length_bin(n, bounds) for n in lengths]
+    assert bins.count(LengthBin.SHORT) == bins.count(LengthBin.MEDIUM) == 3
+    assert length_bin(31, bounds) is LengthBin.MEDIUM and length_bin(61, bounds) is LengthBin.LONG
+    with pytest.raises(ValueError):
+        tertile_bounds([])
+
+
+def test_fd_star_is_the_z_score_in_the_bin_times_authority() -> None:
+    stats = BinStats.of([0.01, 0.02, 0.03])  # μ = 0.02, population σ = sqrt(2/3)·0.01
+    sigma = math.sqrt(2 / 3) * 0.01
+    assert stats.mean == pytest.approx(0.02)
+    assert stats.sd == pytest.approx(sigma)
+    assert fd_star(0.03, stats) == pytest.approx(0.01 / sigma)  # ≈ 1.2247
+    assert fd_star(0.03, stats, authority=1.5) == pytest.approx(1.5 * 0.01 / sigma)
+    assert fd_star(0.02, stats, authority=3.0) == pytest.approx(0.0)
+    assert fd_star(0.5, BinStats.of([0.04, 0.04])) == 0.0  # σ = 0: the mean
+    with pytest.raises(ValueError):
+        fd_star(0.03, stats, authority=-1.0)
+
+
+def test_bin_stats_follow_adds_and_removes_exactly_as_a_fresh_pass() -> None:
+    values = [0.011, 0.027, 0.004, 0.019, 0.033, 0.008]
+    stats = BinStats.of(values)
+    stats = stats.remove(0.027).remove(0.004).add(0.015)
+    kept = [0.011, 0.019, 0.033, 0.008, 0.015]
+    assert stats.n == len(kept)
+    assert stats.mean == pytest.approx(statistics.fmean(kept))
+    assert stats.sd == pytest.approx(statistics.pstdev(kept))
+    assert BinStats.of([0.2]).remove(0.2) == BinStats()
+    with pytest.raises(ValueError):
+        BinStats().remove(0.1)
+
+
+def test_fd_star_removes_the_length_confound_that_fd_raw_has() -> None:
+    # Short texts score high on FD_raw by the denominator alone; within bins, no longer.
+    lengths = [50, 60, 70, 400, 420, 440, 2000, 2100, 2200]
+    claims = [3.0, 3.2, 3.4, 6.0, 6.4, 6.2, 10.0, 11.0, 10.5]  # Σ prob_fact per text
+    raws = [c / n for c, n in zip(claims, lengths, strict=True)]
+    bounds = tertile_bounds(lengths)
+    bins = [length_bin(n, bounds) for n in lengths]
+    stats = {
+        b: BinStats.of(r for r, bb in zip(raws, bins, strict=True) if bb is b) for b in LengthBin
+    }
+    stars = [fd_star(r, stats[b]) for r, b in zip(raws, bins, strict=True)]
+    assert statistics.correlation(lengths, raws) < -0.6
+    assert abs(statistics.correlation(lengths, stars)) < 0.2
