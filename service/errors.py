@@ -6,6 +6,7 @@ AnchorgraphError
 │   └── DocumentTooLarge    over ``max_document_bytes``                → 413
 ├── NotFound              no such document / entity                    → 404
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
+├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
 ├── IndexNotReady         an index did not come ONLINE in time         → 503
 │   └── SchemaMissing       a reader found no schema (never initialised) → 503
 └── LocalServerError      the project's own Neo4j could not be set up  → (CLI message)
@@ -36,6 +37,10 @@ class NotFound(AnchorgraphError):
 
 class GraphUnavailable(AnchorgraphError):
     """Neo4j cannot be reached, or refused the credentials."""
+
+
+class ClaimExtractionError(AnchorgraphError):
+    """A claim extractor failed: its endpoint is unreachable or answered something unusable."""
 
 
 class IndexNotReady(AnchorgraphError):

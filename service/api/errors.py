@@ -7,6 +7,7 @@ from fastapi.responses import JSONResponse
 
 from service.errors import (
     AnchorgraphError,
+    ClaimExtractionError,
     DocumentTooLarge,
     GraphUnavailable,
     IndexNotReady,
@@ -22,6 +23,7 @@ _STATUS: tuple[tuple[type[AnchorgraphError], int], ...] = (
     (InvalidInput, 400),
     (NotFound, 404),
     (GraphUnavailable, 503),
+    (ClaimExtractionError, 502),
     (IndexNotReady, 503),
 )
 
