@@ -183,6 +183,13 @@ class CsvGraph:
                     self._node("Tag", "name", {"name": tag})
                 self._relationship("TAGGED", ("Document", filing["id"]), ("Tag", tag), {})
         self._chunks(rows.terms, rows.chunks)  # create_chunks
+        for claim in rows.claims:  # create_claims
+            if claim["chunk_id"] in seen.chunks:
+                properties = {k: v for k, v in claim.items() if k != "chunk_id"}
+                self._node("Claim", "id", properties)
+                self._relationship(
+                    "ASSERTS", ("Chunk", claim["chunk_id"]), ("Claim", claim["id"]), {}
+                )
         for entity in rows.entities:  # upsert_entities
             known = self._entities.get(entity["id"])
             if known is None:

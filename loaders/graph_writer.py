@@ -15,8 +15,10 @@ from typing import Any, TypedDict
 
 import neo4j
 
+from loaders.claims import Claim
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
 from service.embedding import Vectors
+from service.factual_density import fd_raw
 from service.graph.gateway import Graph
 from service.graph.queries import Query, as_parameters, cypher
 from service.text.identifiers import normalise_entity_id
@@ -48,6 +50,9 @@ class EmbeddedDocument:
     vector: Vectors  # the document embedding (1-D)
     chunk_vectors: Vectors  # one row per chunk
     triple_vectors: Vectors  # one row per triple
+    # The atomic claims of each chunk, in order (loaders.claims); empty: none were extracted, and
+    # every chunk is written with no claims (n_claims 0, fd_raw 0.0).
+    chunk_claims: Sequence[Sequence[Claim]] = ()
 
 
 def existing_hashes(graph: Graph, ids: Sequence[str]) -> dict[str, str]:
@@ -98,6 +103,7 @@ def write_documents(
         _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents})
         _run_rows(tx, Query.FILE_DOCUMENTS, {"documents": rows.filings})
         _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks})
+        _run_rows(tx, Query.CREATE_CLAIMS, {"claims": rows.claims})
         upserted = (
             tx.run(
                 cypher(Query.UPSERT_ENTITIES), as_parameters({"entities": rows.entities})
@@ -195,7 +201,8 @@ class FilingRow(TypedDict):
 
 class ChunkRow(TypedDict):
     """``create_chunks.cypher``: ``single_terms`` and ``repeated_terms`` point into the batch's
-    ``terms`` (``index_term_parameters``)."""
+    ``terms`` (``index_term_parameters``). ``n_claims`` and ``fd_raw`` are computed from the
+    chunk's claims (the ``ClaimRow`` of the same batch)."""
 
     id: str
     document_id: str
@@ -204,12 +211,26 @@ class ChunkRow(TypedDict):
     start: int
     end: int
     n_tokens: int
+    n_claims: int
+    fd_raw: float  # Σ prob_fact of its claims / n_tokens
     heading_slugs: list[str]
     identifiers: list[str]
     previous_id: str | None  # the chunk before it in the document; None for the first
     embedding: list[float]
     single_terms: list[int]
     repeated_terms: list[list[int]]  # [position, tf], tf > 1
+
+
+class ClaimRow(TypedDict):
+    """``create_claims.cypher``: one atomic claim of a chunk, ``(:Chunk)-[:ASSERTS]->(:Claim)``;
+    ``start``/``end`` are offsets in the chunk text (-1 when unknown)."""
+
+    id: str  # f"{chunk_id}#c{k}", k its order in the chunk
+    chunk_id: str
+    text: str
+    prob_fact: float
+    start: int
+    end: int
 
 
 class EntityRow(TypedDict):
@@ -267,6 +288,7 @@ class GraphRows:
     filings: list[FilingRow]  # file_documents $documents
     terms: list[str]  # create_chunks $terms: the batch's distinct index terms
     chunks: list[ChunkRow]  # create_chunks $chunks
+    claims: list[ClaimRow]  # create_claims $claims
     entities: list[EntityRow]  # upsert_entities $entities
     mentions: list[MentionRow]  # create_mentions $mentions
     triples: list[TripleRow]  # create_triples $triples
@@ -291,6 +313,7 @@ def graph_rows(
         filings=[_filing_row(d.source) for d in documents],
         terms=terms,
         chunks=chunks,
+        claims=[row for d in documents for row in _claim_rows(d)],
         entities=[
             _entity_row(entity, vector.tolist())
             for entity, vector in zip(entities, entity_vectors, strict=True)
@@ -322,6 +345,7 @@ def _entity_row(entity: EntityRecord, embedding: list[float] | None) -> EntityRo
 
 def _document_row(document: EmbeddedDocument) -> DocumentRow:
     source = document.source
+    claims = distinct_claims(document)
     properties: dict[str, Any] = {
         "title": source.title,
         # The whole normalised text: the document-level BM25 path searches it (chunks overlap,
@@ -334,6 +358,8 @@ def _document_row(document: EmbeddedDocument) -> DocumentRow:
         "tags": list(source.tags),
         "n_tokens": document.n_tokens,
         "n_chars": len(source.text),
+        "n_claims": len(claims),
+        "fd_raw": fd_raw(claims.values(), document.n_tokens),
         "content_hash": document.content_hash,
         "size_bytes": source.size_bytes,
         "modified": source.modified,
@@ -342,6 +368,45 @@ def _document_row(document: EmbeddedDocument) -> DocumentRow:
     # Caller metadata is kept under its own prefix so it can never overwrite our properties.
     properties.update({f"meta_{key}": value for key, value in source.metadata.items()})
     return DocumentRow(id=source.id, properties=properties, embedding=document.vector.tolist())
+
+
+def distinct_claims(document: EmbeddedDocument) -> dict[str, float]:
+    """The document's claims, once per distinct text (the first one's ``prob_fact``).
+
+    Chunks overlap (~20 % of each chunk repeats the end of the one before it), so a sentence in
+    the overlap is extracted from both chunks: summed per chunk, its claims would count twice in
+    the document's FD_raw. A text met again is one claim, however many chunks assert it.
+    """
+    claims: dict[str, float] = {}
+    for chunk_claims in _claims_per_chunk(document):
+        for claim in chunk_claims:
+            claims.setdefault(claim.text, claim.prob_fact)
+    return claims
+
+
+def _claims_per_chunk(document: EmbeddedDocument) -> Sequence[Sequence[Claim]]:
+    """One list of claims per chunk (``chunk_claims``, or none when it is empty)."""
+    if not document.chunk_claims:
+        return [()] * len(document.chunks)
+    if len(document.chunk_claims) != len(document.chunks):
+        raise ValueError(
+            f"{document.source.id}: {len(document.chunk_claims)} claim lists for "
+            f"{len(document.chunks)} chunks"
+        )
+    return document.chunk_claims
+
+
+def _claim_rows(document: EmbeddedDocument) -> Iterable[ClaimRow]:
+    for chunk, claims in zip(document.chunks, _claims_per_chunk(document), strict=True):
+        for k, claim in enumerate(claims):
+            yield ClaimRow(
+                id=f"{chunk.id}#c{k}",
+                chunk_id=chunk.id,
+                text=claim.text,
+                prob_fact=claim.prob_fact,
+                start=claim.start,
+                end=claim.end,
+            )
 
 
 def _filing_row(source: SourceDocument) -> FilingRow:
@@ -392,6 +457,8 @@ def _chunk_rows(documents: Sequence[EmbeddedDocument]) -> tuple[list[str], list[
             start=chunk.start,
             end=chunk.end,
             n_tokens=chunk.n_tokens,
+            n_claims=len(claims),
+            fd_raw=fd_raw((claim.prob_fact for claim in claims), chunk.n_tokens),
             heading_slugs=list(chunk.heading_slugs),
             identifiers=list(identifiers),
             previous_id=previous,
@@ -399,7 +466,7 @@ def _chunk_rows(documents: Sequence[EmbeddedDocument]) -> tuple[list[str], list[
             single_terms=chunk_postings["single_terms"],
             repeated_terms=chunk_postings["repeated_terms"],
         )
-        for (chunk, identifiers, vector, previous), chunk_postings in zip(
+        for (chunk, identifiers, vector, previous, claims), chunk_postings in zip(
             _chunks_in_order(documents), postings, strict=True
         )
     ]
@@ -408,14 +475,19 @@ def _chunk_rows(documents: Sequence[EmbeddedDocument]) -> tuple[list[str], list[
 
 def _chunks_in_order(
     documents: Sequence[EmbeddedDocument],
-) -> Iterator[tuple[Chunk, tuple[str, ...], Vectors, str | None]]:
-    """Each chunk with its identifiers, its vector and the id of the chunk before it."""
+) -> Iterator[tuple[Chunk, tuple[str, ...], Vectors, str | None, Sequence[Claim]]]:
+    """Each chunk with its identifiers, its vector, the id of the chunk before it and its
+    claims."""
     for document in documents:
         previous: str | None = None
-        for chunk, identifiers, vector in zip(
-            document.chunks, document.chunk_identifiers, document.chunk_vectors, strict=True
+        for chunk, identifiers, vector, claims in zip(
+            document.chunks,
+            document.chunk_identifiers,
+            document.chunk_vectors,
+            _claims_per_chunk(document),
+            strict=True,
         ):
-            yield chunk, identifiers, vector, previous
+            yield chunk, identifiers, vector, previous, claims
             previous = chunk.id
 
 

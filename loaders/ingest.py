@@ -1,4 +1,5 @@
-"""Ingestion: documents in, graph out. read → chunk → entities and triples → embed → write.
+"""Ingestion: documents in, graph out. read → chunk → entities, triples and claims → embed →
+write.
 
 The steps are the modules beside this one; this module only strings them together in batches,
 skips documents whose content hash the graph already holds, and keeps time per stage so that the
@@ -19,6 +20,7 @@ from itertools import islice
 import numpy as np
 
 from loaders.chunking import chunk_document
+from loaders.claims import Claim, ClaimExtractor, RuleClaimExtractor
 from loaders.entities import EntityExtractor
 from loaders.graph_writer import (
     EmbeddedDocument,
@@ -37,8 +39,9 @@ from service.text.identifiers import find_identifiers
 from service.text.terms import index_terms
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
-# 2: chunks carry their TF-IDF index terms; 3: documents their text; 4: entities' alias keys.
-PIPELINE_VERSION = "4"
+# 2: chunks carry their TF-IDF index terms; 3: documents their text; 4: entities' alias keys;
+# 5: chunks assert their atomic claims; chunks and documents carry fd_raw.
+PIPELINE_VERSION = "5"
 
 
 @dataclass
@@ -51,8 +54,9 @@ class IngestStats:
     chunks: int = 0
     mentions: int = 0
     triples: int = 0
+    claims: int = 0  # (:Claim) nodes: per chunk, so a sentence in two chunks counts twice
     links: int = 0
-    parse_s: float = 0.0  # chunking, entities, triples, identifiers, index terms
+    parse_s: float = 0.0  # chunking, entities, triples, claims, identifiers, index terms
     embed_s: float = 0.0  # the model: chunks, triples, entity names
     write_s: float = 0.0  # Neo4j transactions (in the writer thread, overlapping the above)
     write_wait_s: float = 0.0  # waiting for the writer: the part of write_s not overlapped
@@ -79,6 +83,7 @@ class _Parsed:
     chunks: list[Chunk]
     chunk_identifiers: list[tuple[str, ...]]
     chunk_terms: list[Counter[str]]
+    chunk_claims: list[list[Claim]]
     mentions: list[EntityMention]
     triples: list[Triple]
 
@@ -112,6 +117,7 @@ class _Prepared:
         stats.chunks += sum(len(d.chunks) for d in self.documents)
         stats.mentions += sum(len(d.mentions) for d in self.documents)
         stats.triples += sum(len(d.triples) for d in self.documents)
+        stats.claims += sum(len(c) for d in self.documents for c in d.chunk_claims)
         stats.links += sum(len(c.links) for d in self.documents for c in d.chunks)
 
 
@@ -124,7 +130,8 @@ class _Pending:
 
 
 class Ingestor:
-    """Writes documents into the graph with a given model and entity extractor."""
+    """Writes documents into the graph with a given model, entity extractor and claim extractor
+    (``claims``: the rules of ``RuleClaimExtractor`` unless another is given)."""
 
     def __init__(
         self,
@@ -135,16 +142,26 @@ class Ingestor:
         chunk_tokens: int = 200,
         chunk_overlap: float = 0.2,
         batch_size: int = 64,
+        claims: ClaimExtractor | None = None,
     ) -> None:
         self.graph = graph
         self.embedder = embedder
         self.extractor = extractor
+        self.claims: ClaimExtractor = claims if claims is not None else RuleClaimExtractor()
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.batch_size = batch_size
-        # Part of every content hash: a new model or chunking makes every document "changed".
+        # Part of every content hash: a new model, chunking or extractor (entities or claims)
+        # makes every document "changed".
         self._signature = json.dumps(
-            [PIPELINE_VERSION, embedder.name, chunk_tokens, chunk_overlap, extractor.signature]
+            [
+                PIPELINE_VERSION,
+                embedder.name,
+                chunk_tokens,
+                chunk_overlap,
+                extractor.signature,
+                self.claims.signature,
+            ]
         )
 
     @classmethod
@@ -156,6 +173,7 @@ class Ingestor:
         extractor: EntityExtractor,
         *,
         batch_size: int = 64,
+        claims: ClaimExtractor | None = None,
     ) -> Ingestor:
         """An ingestor chunking as ``settings`` say (``chunk_tokens``, ``chunk_overlap``)."""
         return cls(
@@ -165,6 +183,7 @@ class Ingestor:
             chunk_tokens=settings.chunk_tokens,
             chunk_overlap=settings.chunk_overlap,
             batch_size=batch_size,
+            claims=claims,
         )
 
     def ingest(
@@ -348,6 +367,12 @@ class Ingestor:
     def _parse(
         self, chunked: list[_Chunked], mentions: list[EntityMention], triples: list[Triple]
     ) -> list[_Parsed]:
+        # One call for the batch's chunks, in order: an LLM extractor batches its requests.
+        claims = self.claims.extract([c.text for _, _, chunks in chunked for c in chunks])
+        total = sum(len(chunks) for _, _, chunks in chunked)
+        if len(claims) != total:
+            raise ValueError(f"claim extractor gave {len(claims)} lists for {total} chunks")
+        claims_at = 0
         owner = {chunk.id: chunk.document_id for _, _, chunks in chunked for chunk in chunks}
         mentions_of: dict[str, list[EntityMention]] = defaultdict(list)
         for mention in mentions:
@@ -355,20 +380,25 @@ class Ingestor:
         triples_of: dict[str, list[Triple]] = defaultdict(list)
         for triple in triples:
             triples_of[owner[triple.chunk_id]].append(triple)
-        return [
-            _Parsed(
-                source=document,
-                content_hash=digest,
-                n_tokens=self.embedder.count_tokens(document.text),
-                identifiers=tuple(find_identifiers(document.text)),
-                chunks=chunks,
-                chunk_identifiers=[tuple(find_identifiers(c.text)) for c in chunks],
-                chunk_terms=[index_terms(c.text) for c in chunks],
-                mentions=mentions_of[document.id],
-                triples=triples_of[document.id],
+        parsed: list[_Parsed] = []
+        for document, digest, chunks in chunked:
+            own_claims = claims[claims_at : claims_at + len(chunks)]
+            claims_at += len(chunks)
+            parsed.append(
+                _Parsed(
+                    source=document,
+                    content_hash=digest,
+                    n_tokens=self.embedder.count_tokens(document.text),
+                    identifiers=tuple(find_identifiers(document.text)),
+                    chunks=chunks,
+                    chunk_identifiers=[tuple(find_identifiers(c.text)) for c in chunks],
+                    chunk_terms=[index_terms(c.text) for c in chunks],
+                    chunk_claims=own_claims,
+                    mentions=mentions_of[document.id],
+                    triples=triples_of[document.id],
+                )
             )
-            for document, digest, chunks in chunked
-        ]
+        return parsed
 
     def _embed(self, parsed: list[_Parsed], chunk_vectors: Vectors) -> list[EmbeddedDocument]:
         triple_vectors = self._vectors([t.text for p in parsed for t in p.triples])
@@ -393,6 +423,7 @@ class Ingestor:
                     vector=document_vector(own_chunks),
                     chunk_vectors=own_chunks,
                     triple_vectors=own_triples,
+                    chunk_claims=p.chunk_claims,
                 )
             )
         return embedded

@@ -1,6 +1,6 @@
 // Remove what a document owns: its chunks with their mentions, index terms, outgoing links and
-// NEXT edges, the triples read from those chunks, and its folder and tag edges. The Document
-// node stays.
+// NEXT edges, the triples read from those chunks and the claims they assert (a claim belongs to
+// its one chunk), and its folder and tag edges. The Document node stays.
 // Parameters: $ids (list of document ids).
 // Returns: entity_ids (ids of entities its chunks mentioned, to check for orphans afterwards),
 // placeholder_keys (keys of the (:Unresolved) placeholders its chunks linked to, likewise),
@@ -18,6 +18,10 @@ WITH c, COLLECT { MATCH (c)-[:MENTIONS]->(e:Entity) RETURN e.id } AS mentioned,
 CALL (c) {
   MATCH ()-[r:RELATES {chunk_id: c.id}]->()
   DELETE r
+}
+CALL (c) {
+  MATCH (c)-[:ASSERTS]->(claim:Claim)
+  DETACH DELETE claim
 }
 DETACH DELETE c
 WITH collect(mentioned) AS mentioned, collect(waiting) AS waiting, collect(terms) AS terms

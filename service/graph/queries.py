@@ -36,6 +36,7 @@ class Query(StrEnum):
     UPSERT_DOCUMENTS = "load/upsert_documents"
     FILE_DOCUMENTS = "load/file_documents"
     CREATE_CHUNKS = "load/create_chunks"
+    CREATE_CLAIMS = "load/create_claims"
     EMBEDDED_ENTITIES = "load/embedded_entities"
     UPSERT_ENTITIES = "load/upsert_entities"
     CREATE_MENTIONS = "load/create_mentions"

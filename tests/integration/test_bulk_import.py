@@ -1,9 +1,10 @@
 """The bulk importer (benchmarks/bulk_import.py) builds the graph ingestion builds.
 
-A small corpus is ingested through ``Ingestor`` into the session's server, in several batches,
-while every batch's rows are recorded; the same rows go through the importer into a second,
-throwaway server. Both graphs must agree node for node and relationship for relationship,
-properties (embeddings included, bit for bit) and endpoints alike.
+A small corpus is ingested through ``Ingestor`` into the session's server, in several batches
+(the rule claim extractor giving its chunks atomic claims), while every batch's rows are
+recorded; the same rows go through the importer into a second, throwaway server. Both graphs
+must agree node for node and relationship for relationship, properties (embeddings and FD_raw
+included, bit for bit) and endpoints alike.
 """
 
 from __future__ import annotations
@@ -160,11 +161,19 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
     assert stats.written == stats.documents and len(batches) >= 3
     ingested = fingerprint(clean_graph)
     # What the comparison covers: every label and relationship type ingestion writes.
-    assert {"Document", "Chunk", "Term", "Entity", "Alias", "Folder", "Tag", "Unresolved"} <= set(
-        ingested.counts
-    )
+    assert {"Document", "Chunk", "Term", "Entity", "Alias", "Folder", "Tag", "Unresolved",
+            "Claim"} <= set(ingested.counts)  # fmt: skip
     assert {"HAS_CHUNK", "NEXT", "HAS_TERM", "MENTIONS", "RELATES", "LINKS_TO", "CONTAINS",
-            "TAGGED", "ALIAS_OF"} <= set(ingested.counts)  # fmt: skip
+            "TAGGED", "ALIAS_OF", "ASSERTS"} <= set(ingested.counts)  # fmt: skip
+    assert ingested.counts["Claim"] == ingested.counts["ASSERTS"] == stats.claims
+    # Every chunk and document carries its claim count and FD_raw, some of them above zero.
+    for label in ("Chunk", "Document"):
+        (record,) = clean_graph.driver.execute_query(
+            f"MATCH (n:{label}) RETURN count(n.fd_raw) = count(n) AND count(n.n_claims) = "
+            "count(n) AS complete, max(n.fd_raw) AS highest",
+            database_=clean_graph.database,
+        ).records
+        assert record["complete"] and record["highest"] > 0, label
 
     csv = CsvGraph(tmp_path / "csv")
     for rows in batches:

@@ -1,6 +1,10 @@
 """Ingestion against the real server with the real model: graph shape, idempotence, updates,
-deletes, link resolution in any order, entity merging and embeddings, orphan index terms, and
-atomic batches."""
+deletes, link resolution in any order, entity merging and embeddings, orphan index terms, atomic
+claims and FD_raw, and atomic batches.
+
+Every test here that takes the real model (``embedder``, also through ``ingestor``) is slow by the
+conftest's hook, and so is the CLI test (it loads the model itself); the one test of claims with
+the fake embedder and no spaCy pipeline is in the fast lane."""
 
 from __future__ import annotations
 
@@ -16,14 +20,15 @@ from loaders.entities import EntityExtractor, load_gazetteer
 from loaders.ingest import Ingestor
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
-from service.embedding import Embedder, Vectors
+from service.embedding import Embedder, HashEmbedder, Vectors
+from service.factual_density import fd_raw
 from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
 from service.settings import Settings
 from service.text.terms import index_terms
 
-pytestmark = [pytest.mark.integration, pytest.mark.slow]
+pytestmark = pytest.mark.integration
 
 
 @pytest.fixture(scope="session")
@@ -342,6 +347,7 @@ def test_an_interrupted_ingest_rerun_equals_an_uninterrupted_one(
     assert links(clean_graph.driver) == uninterrupted_links
 
 
+@pytest.mark.slow  # the CLI loads the real model
 def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
     clean_graph: Graph,
     settings: Settings,
@@ -372,3 +378,137 @@ def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
     assert summary(clean_graph.driver)["node:Document"] == 2
     refused = CliRunner().invoke(app, ["ingest", str(folder), "--threads", "-1"])
     assert refused.exit_code == 2 and "threads" in refused.output
+
+
+# --- claims and FD_raw -----------------------------------------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimCheck:
+    """What ``check_claims`` found: claim nodes, and per document its distinct claim texts."""
+
+    claims: int
+    chunk_claims: dict[str, int]  # document id → claims of its chunks (a repeat counts again)
+    distinct: dict[str, int]  # document id → distinct claim texts
+
+
+def check_claims(driver: neo4j.Driver) -> ClaimCheck:
+    """Assert that every chunk's n_claims and fd_raw are those of the claims it ASSERTS, that
+    claim ids and offsets are right, that a document counts each claim text once, and that no
+    claim is left without its chunk."""
+    chunks = driver.execute_query(
+        "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk) "
+        "RETURN d.id AS document, c.id AS id, c.text AS text, c.n_tokens AS n_tokens, "
+        "c.n_claims AS n_claims, c.fd_raw AS fd_raw, "
+        "COLLECT { MATCH (c)-[:ASSERTS]->(k:Claim) RETURN k {.*} AS k ORDER BY k.id } AS claims "
+        "ORDER BY d.id, c.ordinal"
+    ).records
+    texts: dict[str, dict[str, float]] = {}
+    chunk_claims: Counter[str] = Counter()
+    for chunk in chunks:
+        claims = sorted(chunk["claims"], key=lambda k: int(k["id"].rpartition("#c")[2]))
+        assert chunk["text"] and chunk["n_claims"] == len(claims), chunk["id"]
+        assert [k["id"] for k in claims] == [f"{chunk['id']}#c{i}" for i in range(len(claims))]
+        assert chunk["fd_raw"] == pytest.approx(
+            fd_raw([k["prob_fact"] for k in claims], chunk["n_tokens"]), rel=1e-12, abs=0
+        )
+        for k in claims:
+            assert 0.2 <= k["prob_fact"] <= 1.0
+            assert chunk["text"][k["start"] : k["end"]] == k["text"]
+            texts.setdefault(chunk["document"], {}).setdefault(k["text"], k["prob_fact"])
+        chunk_claims[chunk["document"]] += len(claims)
+    documents = driver.execute_query(
+        "MATCH (d:Document) RETURN d.id AS id, d.n_tokens AS n_tokens, d.n_claims AS n_claims, "
+        "d.fd_raw AS fd_raw"
+    ).records
+    for document in documents:
+        distinct = texts.get(document["id"], {})
+        assert document["n_claims"] == len(distinct), document["id"]
+        assert document["fd_raw"] == pytest.approx(
+            fd_raw(distinct.values(), document["n_tokens"]), rel=1e-12, abs=0
+        )
+    (orphans,) = driver.execute_query(
+        "MATCH (k:Claim) RETURN count(k) AS claims, "
+        "count(CASE WHEN NOT EXISTS { (:Chunk)-[:ASSERTS]->(k) } THEN 1 END) AS orphans"
+    ).records
+    assert orphans["orphans"] == 0
+    assert orphans["claims"] == sum(chunk_claims.values())
+    return ClaimCheck(orphans["claims"], dict(chunk_claims), {d: len(t) for d, t in texts.items()})
+
+
+def claim_texts(driver: neo4j.Driver, document_id: str) -> set[str]:
+    records = driver.execute_query(
+        "MATCH (:Document {id: $id})-[:HAS_CHUNK]->(:Chunk)-[:ASSERTS]->(k:Claim) "
+        "RETURN k.text AS text",
+        {"id": document_id},
+    ).records
+    return {r["text"] for r in records}
+
+
+FACTS = " ".join(
+    f"In {1990 + i} the museum acquired {12 + i} paintings from the Aurora foundation."
+    for i in range(12)
+)
+
+
+def test_claims_and_fd_raw_follow_their_document_fast(
+    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder
+) -> None:
+    # Small chunks with overlap: sentences repeat in the next chunk, so a document's distinct
+    # claims are fewer than its chunks' claims.
+    ingestor = Ingestor(
+        clean_graph, fake_embedder, EntityExtractor(None), chunk_tokens=40, chunk_overlap=0.2
+    )
+    first = markdown("facts.md", f"# Facts\n\n{FACTS}\n")
+    other = markdown("other.md", "# Other\n\nThe annex opened in 2004 with 3 new galleries.\n")
+    stats = ingestor.ingest([first, other])
+    found = check_claims(clean_graph.driver)
+    assert stats.claims == found.claims == summary(clean_graph.driver)["relationship:ASSERTS"]
+    assert found.distinct["facts.md"] == 12 < found.chunk_claims["facts.md"]
+    assert found.distinct["other.md"] == 1
+
+    # Unchanged: nothing written.
+    before = summary(clean_graph.driver)
+    assert ingestor.ingest([first, other]).written == 0
+    assert summary(clean_graph.driver) == before
+
+    # Replaced: the new text's claims, none of the old ones, none left behind.
+    changed = markdown("facts.md", "# Facts\n\nThe museum lent 7 works to Porto in 2011.\n")
+    assert ingestor.ingest([changed]).written == 1
+    check_claims(clean_graph.driver)
+    assert claim_texts(clean_graph.driver, "facts.md") == {
+        "The museum lent 7 works to Porto in 2011."
+    }
+
+    # Deleted: its claims go with it; the other document keeps its own.
+    assert ingestor.delete(["facts.md"]) == 1
+    assert check_claims(clean_graph.driver).claims == 1
+    assert ingestor.delete(["other.md"]) == 1
+    assert "node:Claim" not in summary(clean_graph.driver)
+
+
+def test_sample_corpus_claims_and_fd_raw(ingestor: Ingestor, sample: list[SourceDocument]) -> None:
+    stats = ingestor.ingest(sample)
+    found = check_claims(ingestor.graph.driver)
+    counts = summary(ingestor.graph.driver)
+    assert counts["node:Claim"] == counts["relationship:ASSERTS"] == stats.claims == found.claims
+    assert found.claims > 12 and set(found.distinct) == {d.id for d in sample}
+    # Re-ingesting unchanged content writes nothing, claims included.
+    assert ingestor.ingest(sample).written == 0
+    assert summary(ingestor.graph.driver) == counts
+
+    # Replacing a document's text replaces its claims.
+    target = next(d for d in sample if d.id == "timeline.md")
+    old = claim_texts(ingestor.graph.driver, "timeline.md")
+    closing = "In 2031 the museum opened a second building with 40 galleries."
+    changed = dataclasses.replace(target, text=f"{target.text}\n\n{closing}")
+    assert ingestor.ingest([changed]).written == 1
+    check_claims(ingestor.graph.driver)
+    assert claim_texts(ingestor.graph.driver, "timeline.md") == old | {closing}
+    assert summary(ingestor.graph.driver)["node:Claim"] > counts["node:Claim"]
+
+    # Deleting removes them.
+    assert ingestor.delete(["timeline.md"]) == 1
+    after = check_claims(ingestor.graph.driver)
+    assert "timeline.md" not in after.distinct
+    assert after.claims == found.claims - found.chunk_claims["timeline.md"]
