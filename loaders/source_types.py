@@ -182,15 +182,14 @@ _DATABASE_NAMES = re.compile(
     r"|central\s+register\s+of\s+controlled\s+trials",
     _I,
 )
-_TITLE_REVIEW = re.compile(_REVIEW_TERM, _I)
-_TITLE_TRIAL = re.compile(_TRIAL_TERM, _I)
+# The design terms, wherever they stand (a title, or a body sentence the guards let through).
+_REVIEW = re.compile(_REVIEW_TERM, _I)
+_TRIAL = re.compile(_TRIAL_TERM, _I)
 _TITLE_VETO = re.compile(
     r"\bprotocol\b|\brationale\s+and\s+design\b|\bdesign\s+of\s+the\b|\bmethodolog|\bguide\b"
     r"|\bhow\s+to\b|\btutorial\b",
     _I,
 )
-_BODY_REVIEW = re.compile(_REVIEW_TERM, _I)
-_BODY_TRIAL = re.compile(_TRIAL_TERM, _I)
 _REVIEW_LEADING = re.compile(_LEADING + _REVIEW_TERM, _I)
 _TRIAL_LEADING = re.compile(_LEADING + _TRIAL_TERM, _I)
 _BODY_ALLOCATION = re.compile(_ALLOCATION, _I)
@@ -224,17 +223,17 @@ def explain_study_design(title: str, text: str) -> Classification:
     title = _DATABASE_NAMES.sub("database", title)
     title_vetoed = bool(_TITLE_VETO.search(title))
     if not title_vetoed:
-        if _TITLE_REVIEW.search(title):
+        if _REVIEW.search(title):
             return Classification(StudyDesign.SYSTEMATIC_REVIEW, "title:review", title)
-        if _TITLE_TRIAL.search(title):
+        if _TRIAL.search(title):
             return Classification(StudyDesign.RCT, "title:trial", title)
     text = _DATABASE_NAMES.sub("database", text)
     if not _ANY_DESIGN_WORD.search(text):  # most documents: no sentence splitting at all
         return Classification(StudyDesign.OTHER, "none")
     sentences = [text[start:end] for start, end in sentence_spans(text)]
     for design, kind, term, leading, intrinsic in (
-        (StudyDesign.SYSTEMATIC_REVIEW, "review", _BODY_REVIEW, _REVIEW_LEADING, _BODY_SEARCH),
-        (StudyDesign.RCT, "trial", _BODY_TRIAL, _TRIAL_LEADING, _BODY_ALLOCATION),
+        (StudyDesign.SYSTEMATIC_REVIEW, "review", _REVIEW, _REVIEW_LEADING, _BODY_SEARCH),
+        (StudyDesign.RCT, "trial", _TRIAL, _TRIAL_LEADING, _BODY_ALLOCATION),
     ):
         for sentence in sentences:
             anchor = _own_design(sentence, term, leading, intrinsic)

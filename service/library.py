@@ -30,7 +30,9 @@ class Searcher:
 
     def __call__(self, query: str | SearchOptions, **options: Any) -> SearchResult:
         if isinstance(query, SearchOptions):
-            return search(self.context, query.model_copy(update=options) if options else query)
+            if options:  # validated again: model_copy(update=...) would skip the field rules
+                query = SearchOptions.model_validate({**query.model_dump(), **options})
+            return search(self.context, query)
         return search(self.context, SearchOptions(query=query, **options))
 
 

@@ -70,7 +70,7 @@ class Graph:
         uri: str = "",
         query_timeout_s: float = 30.0,
         write_timeout_s: float = 600.0,
-        retry_s: float = 1.5,
+        retry_s: float = 1.0,
         hint: str = "",
     ) -> None:
         """Args:

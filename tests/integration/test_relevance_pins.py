@@ -45,7 +45,7 @@ CONDITIONS: dict[str, dict[str, Any]] = {
     "hybrid@feedback=0": {"mode": Mode.HYBRID, "feedback": 0},
     "multisignal": {"mode": Mode.MULTISIGNAL},
 }
-# Measured at the commit that added this test (see its message).
+# Measured on 2026-12-01 when this test was added (all-MiniLM-L6-v2, Neo4j 5.26.29).
 PINNED = {
     "cosine": 0.8887,
     "bm25": 0.8275,
