@@ -15,7 +15,7 @@ that both ways give the same graph, property for property.
     files = csv.close()
     import_into(local_server, files)           # stops, imports over its database, starts
     with open_runtime(settings, schema="apply") as runtime:
-        restore_empty_lists(runtime.graph, files)
+        finish_import(runtime.graph, files)      # empty lists, FD* length bins
 
 Only a fresh graph: each document once (replacing and deleting are ``write_documents``' job).
 """
@@ -34,6 +34,7 @@ from typing import IO, Any, Protocol
 
 import neo4j
 
+from loaders.fd_stats import refit
 from loaders.graph_writer import ChunkRow, GraphRows, LinkRow
 from service.graph.gateway import Graph
 from service.graph.local_server import LocalNeo4j
@@ -412,6 +413,16 @@ def import_into(
         raise RuntimeError(f"neo4j-admin import failed:\n{(done.stdout + done.stderr)[-3000:]}")
     local.start()
     return seconds
+
+
+def finish_import(graph: Graph, files: ImportFiles) -> int:
+    """What an import leaves to do once the schema is applied: the empty lists
+    (``restore_empty_lists``, whose count it returns), and the FD* length bins and their
+    statistics, which ingestion keeps in its transactions and an import cannot
+    (``loaders.fd_stats.refit``)."""
+    restored = restore_empty_lists(graph, files)
+    refit(graph)
+    return restored
 
 
 def restore_empty_lists(graph: Graph, files: ImportFiles, batch: int = 10_000) -> int:

@@ -58,7 +58,7 @@ from typing import Any
 import neo4j
 
 from benchmarks import synthetic
-from benchmarks.bulk_import import CsvGraph, ImportFiles, import_into, restore_empty_lists
+from benchmarks.bulk_import import CsvGraph, ImportFiles, finish_import, import_into
 from benchmarks.instruments import RecordingGraph, TimedEmbedder, profile_figures
 from benchmarks.latency_report import (
     K_OVER,
@@ -259,7 +259,7 @@ def measure_corpus_in(
         else:
             if imported is not None:
                 clock = time.perf_counter()
-                restore_empty_lists(graph, imported)
+                finish_import(graph, imported)
                 load["empty_lists_s"] = round(time.perf_counter() - clock, 1)
             else:
                 load |= load_generated(args, graph, embedder.dimension, generated)
@@ -493,7 +493,7 @@ def import_generated(
     dimension: int,
 ) -> tuple[dict[str, Any], ImportFiles]:
     """Write the corpus as neo4j-admin CSV, stop the server, import it over the database,
-    start the server again. Returns timings and what ``restore_empty_lists`` needs."""
+    start the server again. Returns timings and what ``finish_import`` needs."""
     folder = Path(tempfile.mkdtemp(prefix="anchorgraph-search-bench-csv-"))
     try:
         clock = time.perf_counter()

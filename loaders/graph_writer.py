@@ -82,7 +82,7 @@ def write_documents(
     entity_vectors: Vectors,
     embedded_entities: Sequence[EntityRecord] = (),
 ) -> list[str]:
-    """Replace these documents (whole) in one transaction.
+    """Replace these documents (whole) in one transaction, FD* bin statistics included.
 
     ``entities`` come with the embeddings of their names (``entity_vectors``, row for row);
     ``embedded_entities`` are mentioned too but already have an embedding in the graph
@@ -99,11 +99,14 @@ def write_documents(
 
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
+        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=ids).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
         _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents})
         _run_rows(tx, Query.FILE_DOCUMENTS, {"documents": rows.filings})
         _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks})
         _run_rows(tx, Query.CREATE_CLAIMS, {"claims": rows.claims})
+        # Into the FD* length bins (loaders/fd_stats.py), now that fd_raw and n_tokens are set.
+        tx.run(cypher(Query.FD_BIN_DOCUMENTS), ids=ids).consume()
         upserted = (
             tx.run(
                 cypher(Query.UPSERT_ENTITIES), as_parameters({"entities": rows.entities})
@@ -123,11 +126,12 @@ def write_documents(
 
 def delete_documents(graph: Graph, ids: Sequence[str]) -> int:
     """Remove documents, their content and entities and index terms no one uses any more; links
-    into them wait on a placeholder so they resolve again if the documents come back. Returns
-    the count."""
+    into them wait on a placeholder so they resolve again if the documents come back, and their
+    FD* bins no longer count them. Returns the count."""
 
     def work(tx: neo4j.ManagedTransaction) -> int:
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=list(ids)).consume()
+        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=list(ids)).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=list(ids)).single()
         deleted = tx.run(cypher(Query.DELETE_DOCUMENTS), ids=list(ids)).single()
         _delete_orphans(tx, old)

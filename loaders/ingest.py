@@ -12,9 +12,9 @@ import hashlib
 import json
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import islice
 
 import numpy as np
@@ -22,6 +22,7 @@ import numpy as np
 from loaders.chunking import chunk_document
 from loaders.claims import Claim, ClaimExtractor, RuleClaimExtractor
 from loaders.entities import EntityExtractor
+from loaders.fd_stats import DEFAULT_REFIT_SHARE, Bounds, refit_if_drifted
 from loaders.graph_writer import (
     EmbeddedDocument,
     EntityRecord,
@@ -32,7 +33,10 @@ from loaders.graph_writer import (
     write_documents,
 )
 from loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from loaders.read import FORMATS
+from loaders.source_types import classify_study_design
 from service.embedding import Embedder, Vectors
+from service.factual_density import FdLevel
 from service.graph.gateway import Graph
 from service.settings import Settings
 from service.text.identifiers import find_identifiers
@@ -40,8 +44,8 @@ from service.text.terms import index_terms
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
 # 2: chunks carry their TF-IDF index terms; 3: documents their text; 4: entities' alias keys;
-# 5: chunks assert their atomic claims; chunks and documents carry fd_raw.
-PIPELINE_VERSION = "5"
+# 5: chunks assert their atomic claims; chunks and documents carry fd_raw; 6: FD* length bins.
+PIPELINE_VERSION = "6"
 
 
 @dataclass
@@ -56,6 +60,7 @@ class IngestStats:
     triples: int = 0
     claims: int = 0  # (:Claim) nodes: per chunk, so a sentence in two chunks counts twice
     links: int = 0
+    refitted: bool = False  # the FD* length bins were fitted again afterwards (fd_stats)
     parse_s: float = 0.0  # chunking, entities, triples, claims, identifiers, index terms
     embed_s: float = 0.0  # the model: chunks, triples, entity names
     write_s: float = 0.0  # Neo4j transactions (in the writer thread, overlapping the above)
@@ -131,7 +136,14 @@ class _Pending:
 
 class Ingestor:
     """Writes documents into the graph with a given model, entity extractor and claim extractor
-    (``claims``: the rules of ``RuleClaimExtractor`` unless another is given)."""
+    (``claims``: the rules of ``RuleClaimExtractor`` unless another is given).
+
+    ``classify_sources``: a document whose source type is only its format's name (or empty) gets
+    its study design instead (``loaders.source_types``: systematic_review, rct or other), the
+    tier FD*'s source authority is looked up by; a source type the caller gave is kept.
+    After each ingest or delete the FD* length bins are fitted again when the corpus drifted by
+    more than ``fd_refit_share`` (``loaders.fd_stats``), with ``fd_bounds`` where configured.
+    """
 
     def __init__(
         self,
@@ -143,6 +155,9 @@ class Ingestor:
         chunk_overlap: float = 0.2,
         batch_size: int = 64,
         claims: ClaimExtractor | None = None,
+        classify_sources: bool = False,
+        fd_refit_share: float = DEFAULT_REFIT_SHARE,
+        fd_bounds: Mapping[FdLevel, Bounds | None] | None = None,
     ) -> None:
         self.graph = graph
         self.embedder = embedder
@@ -151,6 +166,9 @@ class Ingestor:
         self.chunk_tokens = chunk_tokens
         self.chunk_overlap = chunk_overlap
         self.batch_size = batch_size
+        self.classify_sources = classify_sources
+        self.fd_refit_share = fd_refit_share
+        self.fd_bounds = dict(fd_bounds or {})
         # Part of every content hash: a new model, chunking or extractor (entities or claims)
         # makes every document "changed".
         self._signature = json.dumps(
@@ -161,6 +179,7 @@ class Ingestor:
                 chunk_overlap,
                 extractor.signature,
                 self.claims.signature,
+                classify_sources,
             ]
         )
 
@@ -175,7 +194,9 @@ class Ingestor:
         batch_size: int = 64,
         claims: ClaimExtractor | None = None,
     ) -> Ingestor:
-        """An ingestor chunking as ``settings`` say (``chunk_tokens``, ``chunk_overlap``)."""
+        """An ingestor configured as ``settings`` say: chunking (``chunk_tokens``,
+        ``chunk_overlap``), study designs (``classify_source_types``) and FD* bins
+        (``fd_refit_share``, ``fd_chunk_bounds``, ``fd_document_bounds``)."""
         return cls(
             graph,
             embedder,
@@ -184,6 +205,12 @@ class Ingestor:
             chunk_overlap=settings.chunk_overlap,
             batch_size=batch_size,
             claims=claims,
+            classify_sources=settings.classify_source_types,
+            fd_refit_share=settings.fd_refit_share,
+            fd_bounds={
+                FdLevel.CHUNK: settings.fd_chunk_bounds,
+                FdLevel.DOCUMENT: settings.fd_document_bounds,
+            },
         )
 
     def ingest(
@@ -231,12 +258,21 @@ class Ingestor:
                 pending = _Pending(prepared, writer.submit(self._write, prepared))
             if pending is not None:
                 finish(pending)
+        # Also when nothing was written: an earlier run may have ended before its refit.
+        stats.refitted = self.refit_if_drifted()
         stats.seconds = time.perf_counter() - started
         return stats
 
     def delete(self, ids: Sequence[str]) -> int:
         """Remove documents by id; returns how many existed."""
-        return delete_documents(self.graph, ids)
+        deleted = delete_documents(self.graph, ids)
+        if deleted:
+            self.refit_if_drifted()
+        return deleted
+
+    def refit_if_drifted(self) -> bool:
+        """Fit the FD* length bins again if the corpus drifted (``fd_stats.refit_if_drifted``)."""
+        return refit_if_drifted(self.graph, self.fd_refit_share, self.fd_bounds)
 
     def content_hash(self, document: SourceDocument) -> str:
         """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
@@ -272,7 +308,7 @@ class Ingestor:
         in the graph by then (new ones, mostly).
         """
         # The last of several documents with one id wins, as it would across batches.
-        by_id = {document.id: document for document in batch}
+        by_id = {document.id: self._with_source_type(document) for document in batch}
         warnings = []
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
@@ -322,6 +358,14 @@ class Ingestor:
             entity_vectors,
             [entity for entity in entities if entity.id in has_embedding],
         )
+
+    def _with_source_type(self, document: SourceDocument) -> SourceDocument:
+        """The document with its study design as source type, when asked for and it has none
+        but its format's name."""
+        if not self.classify_sources or document.source_type not in ("", *FORMATS):
+            return document
+        design = classify_study_design(document.title, document.text)
+        return replace(document, source_type=str(design))
 
     def _embedded_entities(
         self, entities: list[EntityRecord], in_flight: _Prepared | None

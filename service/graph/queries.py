@@ -47,6 +47,17 @@ class Query(StrEnum):
     DELETE_ORPHAN_PLACEHOLDERS = "load/delete_orphan_placeholders"
     DELETE_ORPHAN_TERMS = "load/delete_orphan_terms"
     DELETE_DOCUMENTS = "load/delete_documents"
+    # fd: FD* length bins, their statistics and source authority (loaders/fd_stats.py)
+    FD_UNBIN_DOCUMENTS = "fd/unbin_documents"
+    FD_BIN_DOCUMENTS = "fd/bin_documents"
+    FD_NODES = "fd/nodes"
+    FD_SET_BINS = "fd/set_bins"
+    FD_RESET_STATS = "fd/reset_stats"
+    FD_STATS = "fd/stats"
+    FD_DROP_STATS = "fd/drop_stats"
+    FD_SET_AUTHORITY = "fd/set_authority"
+    FD_AUTHORITIES = "fd/authorities"
+    FD_INPUTS = "fd/fd_inputs"
     # search: query analysis, candidate paths, scoring (service/retrieval)
     DETECT_ENTITIES = "search/detect_entities"
     FILTERED_DOCUMENTS = "search/filtered_documents"
@@ -76,6 +87,7 @@ class Query(StrEnum):
     DOCUMENT_VECTORS = "admin/document_vectors"
     # admin: the evaluation (evaluation/run.py, evaluation/tune.py)
     DOCUMENT_IDS = "admin/document_ids"
+    DOCUMENT_SOURCE_TYPES = "admin/document_source_types"
     GRAPH_COUNTS = "admin/graph_counts"
     DELETE_ALL_BATCHED = "admin/delete_all_batched"
     # health

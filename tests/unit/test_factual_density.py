@@ -10,9 +10,11 @@ import pytest
 from service.factual_density import (
     BinStats,
     LengthBin,
+    fd_blend,
     fd_raw,
     fd_star,
     length_bin,
+    rescale,
     tertile_bounds,
 )
 
@@ -79,3 +81,35 @@ def test_fd_star_removes_the_length_confound_that_fd_raw_has() -> None:
     stars = [fd_star(r, stats[b]) for r, b in zip(raws, bins, strict=True)]
     assert statistics.correlation(lengths, raws) < -0.6
     assert abs(statistics.correlation(lengths, stars)) < 0.2
+
+
+# --- rescaling and the rerank blend -----------------------------------------------------------
+def test_rescale_is_the_normal_cdf() -> None:
+    assert rescale(0.0) == 0.5
+    assert rescale(1.0) == pytest.approx(0.841345, abs=1e-6)
+    assert rescale(-1.96) == pytest.approx(0.025, abs=1e-4)
+    values = [rescale(z / 4) for z in range(-40, 41)]
+    assert values == sorted(values) and 0.0 <= values[0] and values[-1] <= 1.0
+
+
+def test_blend_is_the_seed_composite() -> None:
+    # Seed 000, condition C: 0.5·cos + 0.5·FD*_rescaled.
+    assert fd_blend(0.6, 0.9, 0.5) == pytest.approx(0.75)
+    assert fd_blend(0.6, 0.9, 0.0) == 0.6
+    assert fd_blend(0.6, 0.9, 1.0) == 0.9
+    with pytest.raises(ValueError, match="within"):
+        fd_blend(0.6, 0.9, 1.5)
+
+
+def test_a_fit_bins_every_node_and_counts_each_bin() -> None:
+    from loaders.fd_stats import fitted_bins
+
+    nodes = [(f"n{i}", length, length / 1000) for i, length in enumerate([5, 9, 12, 20, 31, 40])]
+    fit = fitted_bins(nodes)
+    assert fit.bounds == (9.0, 20.0)  # nearest-rank tertiles of the six lengths
+    assert [b for _, b in fit.bins] == ["short", "short", "medium", "medium", "long", "long"]
+    assert fit.stats[LengthBin.LONG] == BinStats.of([0.031, 0.040])
+    configured = fitted_bins(nodes, (10, 35))
+    assert {b: s.n for b, s in configured.stats.items()} == {"short": 2, "medium": 3, "long": 1}
+    empty_bin = fitted_bins(nodes, (100, 200))
+    assert empty_bin.stats[LengthBin.LONG] == BinStats()

@@ -1,0 +1,142 @@
+"""FD* length bins in the real graph: every node binned by the fitted bounds, each bin's
+statistics equal to those of the nodes it holds, through ingests, replacements, deletes, refits
+and configured bounds (the fake embedder: tokens are words; no spaCy pipeline)."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import pytest
+
+from loaders.entities import EntityExtractor
+from loaders.fd_stats import FdBinRow, bin_stats, needs_refit, refit
+from loaders.ingest import Ingestor
+from loaders.model import SourceDocument
+from loaders.read import read_bytes
+from service.embedding import HashEmbedder
+from service.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
+from service.graph.gateway import Graph
+
+pytestmark = pytest.mark.integration
+
+DENSE = "In 1974 the museum opened 3 galleries with 120 works. "
+SPARSE = "The museum is a place that many people think about in many ways. "
+
+
+def document(doc_id: str, sentences: int, dense: bool) -> SourceDocument:
+    body = (DENSE if dense else SPARSE) * sentences
+    return read_bytes(
+        f"# {doc_id}\n\n{body}\n".encode(), doc_id=doc_id, fmt="markdown", max_bytes=10**6
+    )
+
+
+def corpus() -> list[SourceDocument]:
+    return [document(f"d{i}.md", 1 + i % 7, dense=i % 2 == 0) for i in range(18)]
+
+
+def nodes(graph: Graph) -> dict[FdLevel, list[tuple[int, float, str | None]]]:
+    """(n_tokens, fd_raw, length_bin) of every chunk and document."""
+    found: dict[FdLevel, list[tuple[int, float, str | None]]] = {}
+    for level, label in ((FdLevel.CHUNK, "Chunk"), (FdLevel.DOCUMENT, "Document")):
+        records = graph.driver.execute_query(
+            f"MATCH (n:{label}) RETURN n.n_tokens AS t, n.fd_raw AS f, n.length_bin AS b"
+        ).records
+        found[level] = [(r["t"], r["f"], r["b"]) for r in records]
+    return found
+
+
+def check_invariant(graph: Graph) -> dict[FdLevel, tuple[float, float]]:
+    """Every node has the bin its length gives under its level's bounds, and each bin's
+    statistics are those of its nodes; returns the bounds."""
+    rows = bin_stats(graph)
+    bounds: dict[FdLevel, tuple[float, float]] = {}
+    for level, values in nodes(graph).items():
+        own = [row for row in rows if row.level is level]
+        assert [row.bin for row in own] == list(LengthBin)
+        bounds[level] = (own[0].lower, own[0].upper)
+        members: dict[str, list[float]] = defaultdict(list)
+        for n_tokens, fd, assigned in values:
+            assert assigned == length_bin(n_tokens, bounds[level])
+            members[assigned].append(fd)
+        for row in own:
+            expected = BinStats.of(members[row.bin])
+            assert row.n == expected.n
+            assert row.stats.mean == pytest.approx(expected.mean, abs=1e-12)
+            assert row.stats.sd == pytest.approx(expected.sd, abs=1e-9)
+    return bounds
+
+
+@pytest.fixture
+def ingestor(clean_graph: Graph, fake_embedder: HashEmbedder) -> Ingestor:
+    return Ingestor(clean_graph, fake_embedder, EntityExtractor(None), chunk_tokens=40)
+
+
+def test_first_ingest_fits_tertiles_and_bins_everything(ingestor: Ingestor) -> None:
+    stats = ingestor.ingest(corpus())
+    assert stats.refitted
+    bounds = check_invariant(ingestor.graph)
+    lengths = [t for t, _, _ in nodes(ingestor.graph)[FdLevel.DOCUMENT]]
+    assert bounds[FdLevel.DOCUMENT] == tertile_bounds(lengths)
+    # Tertiles: no bin holds most of the corpus.
+    sizes = [row.n for row in bin_stats(ingestor.graph) if row.level is FdLevel.DOCUMENT]
+    assert max(sizes) < len(lengths) * 0.6
+
+
+def test_bins_follow_adds_replacements_and_deletes(ingestor: Ingestor) -> None:
+    ingestor.fd_refit_share = 10.0  # never refit here: the incremental statements alone
+    ingestor.ingest(corpus())
+    assert not ingestor.refit_if_drifted()
+    fitted = check_invariant(ingestor.graph)
+    assert ingestor.refit_if_drifted() is False
+
+    ingestor.ingest([document("new.md", 30, dense=True), document("d3.md", 2, dense=True)])
+    assert check_invariant(ingestor.graph) == fitted  # the bounds stay, the statistics move
+    ingestor.delete(["d0.md", "d5.md", "new.md"])
+    assert check_invariant(ingestor.graph) == fitted
+    changes = sum(row.changes for row in bin_stats(ingestor.graph))
+    assert changes > 0
+
+
+def test_drift_beyond_the_share_refits(ingestor: Ingestor) -> None:
+    ingestor.fd_refit_share = 0.2
+    ingestor.ingest(corpus()[:6])
+    before = check_invariant(ingestor.graph)
+    # Three times the corpus, all long: the bounds move up.
+    stats = ingestor.ingest([document(f"long{i}.md", 12, dense=False) for i in range(18)])
+    assert stats.refitted
+    after = check_invariant(ingestor.graph)
+    assert after[FdLevel.DOCUMENT][1] > before[FdLevel.DOCUMENT][1]
+    assert all(row.changes == 0 for row in bin_stats(ingestor.graph))
+
+
+def test_configured_bounds_and_emptied_corpus(ingestor: Ingestor) -> None:
+    ingestor.ingest(corpus())
+    rows = refit(ingestor.graph, {FdLevel.DOCUMENT: (20, 40)})
+    assert {(r.lower, r.upper) for r in rows if r.level is FdLevel.DOCUMENT} == {(20, 40)}
+    check_invariant(ingestor.graph)
+    ingestor.delete([d.id for d in corpus()])
+    assert bin_stats(ingestor.graph) == []
+
+
+def test_needs_refit_reads_changes_against_the_fitted_size() -> None:
+    def rows(changes: int) -> list[FdBinRow]:
+        return [
+            FdBinRow(
+                level=level,
+                bin=b,
+                lower=1,
+                upper=2,
+                n=10,
+                total=1.0,
+                total_sq=1.0,
+                changes=changes,
+                fitted_n=30,
+            )
+            for level in FdLevel
+            for b in LengthBin
+        ]
+
+    assert needs_refit([])
+    assert not needs_refit(rows(2))  # 6 changes of 30 = 0.2: not beyond
+    assert needs_refit(rows(3))  # 9 of 30
+    assert needs_refit(rows(0)[:3])  # the document level never fitted
