@@ -64,6 +64,11 @@ class ConditionName(StrEnum):
     TFIDF = "tfidf"
     HYBRID = "hybrid"
     MULTISIGNAL = "multisignal"
+    # ours: FD* (seed 000): the cosine top 20 reranked by FD*, the hybrid with FD* fused as a
+    # signal, and the hybrid's top 20 reranked
+    FD_RERANK = "fd-rerank"
+    HYBRID_FD = "hybrid+fd"
+    HYBRID_FD_RERANK = "hybrid+fd-rerank"
     # ours: the hybrid with each normalisation × fusion, and RRF
     HYBRID_MIN_MAX_WEIGHTED_SUM = "hybrid:min_max:weighted_sum"
     HYBRID_MIN_MAX_MAX = "hybrid:min_max:max"
@@ -229,10 +234,12 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             options[key] = {PathName(path): weight for path, weight in _pairs(value)}
         elif key == "signal_weights":
             options[key] = dict(_pairs(value))
-        elif key in {"k_over", "rrf_k", "feedback"}:
+        elif key in {"k_over", "rrf_k", "feedback", "fd_pool"}:
             options[key] = int(value)
-        elif key in {"threshold", "feedback_weight"}:
+        elif key in {"threshold", "feedback_weight", "fd_lambda", "fd_weight"}:
             options[key] = float(value)
+        elif key == "fd_rerank":
+            options[key] = _flag(value)
         elif key == "mode":
             options[key] = Mode(value)
         elif key == "normalisation":
@@ -242,6 +249,12 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
         else:
             raise ValueError(f"unknown search option {key!r}")
     return options  # a partial weight map keeps the level's defaults for the other paths
+
+
+def _flag(value: str) -> bool:
+    if value.lower() not in {"true", "false", "1", "0"}:
+        raise ValueError(f"expected true or false, got {value!r}")
+    return value.lower() in {"true", "1"}
 
 
 def _items(value: str) -> list[str]:
@@ -289,6 +302,18 @@ register(ConditionName.TFIDF, Group.OURS)(_ours(ConditionName.TFIDF, {"mode": Mo
 register(ConditionName.HYBRID, Group.OURS)(_ours(ConditionName.HYBRID, {"mode": Mode.HYBRID}))
 register(ConditionName.MULTISIGNAL, Group.OURS)(
     _ours(ConditionName.MULTISIGNAL, {"mode": Mode.MULTISIGNAL})
+)
+# FD*'s weight in the fusion, chosen on the tune halves of SciFact train and NFCorpus dev
+# (docs/benchmarks.md).
+HYBRID_FD_WEIGHT = 0.1
+register(ConditionName.FD_RERANK, Group.OURS)(
+    _ours(ConditionName.FD_RERANK, {"mode": Mode.DENSE, "fd_rerank": True})
+)
+register(ConditionName.HYBRID_FD, Group.OURS)(
+    _ours(ConditionName.HYBRID_FD, {"mode": Mode.HYBRID, "fd_weight": HYBRID_FD_WEIGHT})
+)
+register(ConditionName.HYBRID_FD_RERANK, Group.OURS)(
+    _ours(ConditionName.HYBRID_FD_RERANK, {"mode": Mode.HYBRID, "fd_rerank": True})
 )
 for _norm in (Normalisation.MIN_MAX, Normalisation.L2, Normalisation.Z_SCORE):
     for _fusion in (Fusion.WEIGHTED_SUM, Fusion.MAX, Fusion.MEAN):

@@ -9,6 +9,7 @@ and stays in every mean.
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -22,6 +23,14 @@ from evaluation.datasets import Qrels
 NDCG10 = "NDCG@10"
 RECALL100 = "Recall@100"
 MRR10 = "MRR@10"
+# The share of the top 5 that are systematic reviews / meta-analyses or randomised trials (the
+# source tiers of seed 000's expert-blindness audit), by the documents' source types.
+TIERS5 = "Tiers@5"
+EVIDENCE_TIERS = frozenset({"systematic_review", "rct"})
+TIER_DEPTH = 5
+# The share of a split's queries held aside: choices (weights, λ, a_source) are made on the
+# other part, the "tune" half, and the report gives every measure on both.
+HELD_ASIDE_SHARE = 0.3
 # Our display name → the ir-measures measure (RR@10 is MRR@10 once averaged).
 MEASURES = {NDCG10: nDCG @ 10, RECALL100: R @ 100, MRR10: RR @ 10}
 
@@ -47,6 +56,26 @@ def per_query(qrels: Qrels, rankings: Mapping[str, Sequence[str]]) -> PerQuery:
         if metric.query_id in values[name]:
             values[name][metric.query_id] = float(metric.value)
     return values
+
+
+def held_aside(query_id: str) -> bool:
+    """Whether a query is in the held-aside part: a fixed ~30 % of any split, by a hash of its
+    id (so the same queries whatever the run, sample or order)."""
+    digest = hashlib.sha256(query_id.encode("utf-8")).digest()
+    return int.from_bytes(digest[:4], "big") / 2**32 < HELD_ASIDE_SHARE
+
+
+def tier_share(
+    rankings: Mapping[str, Sequence[str]], source_types: Mapping[str, str]
+) -> dict[str, float]:
+    """Per query, the share of its top ``TIER_DEPTH`` documents whose source type is an evidence
+    tier (``EVIDENCE_TIERS``); 0.0 for a query with no results."""
+    shares: dict[str, float] = {}
+    for query_id, ranking in rankings.items():
+        top = list(dict.fromkeys(ranking))[:TIER_DEPTH]
+        tiers = sum(source_types.get(doc, "") in EVIDENCE_TIERS for doc in top)
+        shares[query_id] = tiers / len(top) if top else 0.0
+    return shares
 
 
 def mean(values: Mapping[str, float]) -> float:

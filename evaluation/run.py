@@ -15,7 +15,7 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from importlib.metadata import version
@@ -34,7 +34,7 @@ from rich.progress import (
 
 from evaluation import conditions as conds
 from evaluation.datasets import BeirSplit, load_split, source_documents
-from evaluation.metrics import aggregate, latency_summary, per_query
+from evaluation.metrics import TIERS5, aggregate, latency_summary, per_query, tier_share
 from evaluation.report import (
     ConditionResult,
     EvalReport,
@@ -78,6 +78,7 @@ class EvalConfig:
     seed: int = 0
     entities: bool = True  # spaCy NER and triples; False: gazetteer and identifier patterns
     title_in_text: bool = True
+    classify_source_types: bool = True  # study designs as source types (FD*'s tiers)
     depth: int = conds.DEPTH
     neo4j_uri: str | None = None
     neo4j_home: Path | None = None  # default: EVAL_ROOT/<dataset>
@@ -90,8 +91,12 @@ class EvalConfig:
 
     def runtime_settings(self, settings: Settings) -> Settings:
         """The server's settings as the run ingests with them: without ``entities`` no spaCy
-        pipeline (the gazetteer and identifier patterns only)."""
-        return settings if self.entities else settings.model_copy(update={"spacy_model": ""})
+        pipeline (the gazetteer and identifier patterns only); study designs as source types
+        unless turned off."""
+        update: dict[str, Any] = {"classify_source_types": self.classify_source_types}
+        if not self.entities:
+            update["spacy_model"] = ""
+        return settings.model_copy(update=update)
 
 
 # --- the server ---------------------------------------------------------------------------------
@@ -220,6 +225,13 @@ def _ingest(
     )
 
 
+def document_source_types(runtime: Runtime) -> dict[str, str]:
+    """Document id → source type, where the graph has any but its format's name."""
+    records = runtime.graph.read(Query.DOCUMENT_SOURCE_TYPES)
+    types = {record["id"]: record["source_type"] for record in records}
+    return types if set(types.values()) - {"", "beir"} else {}
+
+
 def graph_facts(runtime: Runtime) -> dict[str, Any]:
     """The server and the size of the graph, for the report's setup."""
     (counts,) = runtime.graph.read(Query.GRAPH_COUNTS)
@@ -234,8 +246,10 @@ def evaluate(
     *,
     depth: int = conds.DEPTH,
     console: Console | None = None,
+    source_types: Mapping[str, str] | None = None,
 ) -> list[ConditionResult]:
-    """Every condition over every query of the split, one condition after another."""
+    """Every condition over every query of the split, one condition after another; with the
+    documents' ``source_types``, each condition's evidence-tier share of the top 5 too."""
     results: list[ConditionResult] = []
     columns = (
         TextColumn("{task.description:<28}"),
@@ -250,7 +264,9 @@ def evaluate(
         for condition in conditions:
             task = progress.add_task(condition.name[:28], total=len(split.queries), ndcg="")
             started = time.perf_counter()
-            results.append(evaluate_condition(condition, split, depth, progress, task, heartbeat))
+            results.append(
+                evaluate_condition(condition, split, depth, progress, task, heartbeat, source_types)
+            )
             progress.update(task, ndcg=f"NDCG@10 {results[-1].ndcg:.3f}")
             heartbeat(
                 f"{condition.name}: NDCG@10 {results[-1].ndcg:.4f} "
@@ -267,6 +283,7 @@ def evaluate_condition(
     progress: Progress | None = None,
     task: Any = None,
     heartbeat: Heartbeat | None = None,
+    source_types: Mapping[str, str] | None = None,
 ) -> ConditionResult:
     rankings: dict[str, list[str]] = {}
     latencies: list[float] = []
@@ -293,6 +310,8 @@ def evaluate_condition(
         if heartbeat is not None:
             heartbeat(f"{condition.name}: {len(rankings)}/{len(split.queries)} queries")
     values = per_query(split.qrels, rankings)
+    if source_types:
+        values[TIERS5] = tier_share(rankings, source_types)
     notes: dict[str, Any] = dict(getattr(condition, "notes", {}) or {})
     if failures:
         notes["first_failures"] = failures[:3]
@@ -362,7 +381,10 @@ def run(config: EvalConfig, console: Console) -> tuple[EvalReport, dict[str, Pat
             # The in-memory references embed the whole corpus once (then cached).
             built = [conds.build(spec, resources) for spec in specs]
         with startup_objects_frozen():  # as the API: no full GC pass in a timed search
-            results = evaluate(built, split, depth=config.depth, console=console)
+            source_types = document_source_types(runtime)
+            results = evaluate(
+                built, split, depth=config.depth, console=console, source_types=source_types
+            )
     report = build_report(split, results, setup)
     paths = write_all(report, config.out_dir(split))
     return report, paths
@@ -377,6 +399,9 @@ def _setup(config: EvalConfig, runtime: Runtime, stats: IngestStats) -> dict[str
         if spacy_model
         else "gazetteer and identifier patterns only (no spaCy)",
         "title_in_text": config.title_in_text,
+        "source_types": "study design classified at ingest"
+        if config.classify_source_types
+        else "as declared",
         "chunking": f"{settings.chunk_tokens} model tokens, overlap {settings.chunk_overlap}",
         "depth": config.depth,
         "max_queries": config.max_queries,

@@ -8,7 +8,9 @@ lazily so that ``import service`` stays instant: torch, spaCy and the driver loa
 * Searching: ``search`` over a ``SearchContext`` with ``SearchOptions``; the stages
   ``retrieve`` and ``rank_candidates`` (the fused ranking of the paths' candidates), and the
   pure functions the engine scores with (``normalise``, ``fuse``, ``multisignal_ranking``,
-  ``rocchio``), so that an offline replay ranks exactly as ``search`` does.
+  ``rocchio``, ``fd_reranked``, ``rescale``), so that an offline replay ranks exactly as
+  ``search`` does.
+* FD*: ``SourceAuthority``, ``authorities`` and ``set_authorities`` (a_source in the graph).
 * Ingesting: ``read_all``, ``ingest_with_progress`` and the ``Ingestor`` of a runtime.
 * Running Neo4j: ``LocalNeo4j`` (the project's own server), ``throwaway_settings``,
   ``free_port``; ``Query`` names every Cypher file and ``cypher`` gives a file's statement (for
@@ -20,18 +22,21 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from loaders.fd_stats import SourceAuthority, authorities, set_authorities
     from loaders.ingest import IngestStats
     from loaders.model import SourceDocument
     from loaders.read import read_beir_corpus
     from service.app import create_app
     from service.embedding import Embedder, HashEmbedder
     from service.errors import AnchorgraphError, GraphUnavailable, InvalidInput
+    from service.factual_density import rescale
     from service.graph.local_server import LocalNeo4j, free_port, throwaway_settings
     from service.graph.queries import Query, cypher
     from service.graph.schema import SchemaMode
     from service.ingestion import ingest_with_progress, read_all, sample_corpus
     from service.library import Searcher, open_search
     from service.retrieval.context import SearchContext
+    from service.retrieval.density import fd_reranked
     from service.retrieval.feedback import rocchio
     from service.retrieval.fusion import Fusion, fuse
     from service.retrieval.lucene import escape_lucene
@@ -49,10 +54,12 @@ if TYPE_CHECKING:
         AnalyzedQuery,
         Candidate,
         DetectedEntity,
+        FdScore,
         Filters,
         Hit,
         Mode,
         PathName,
+        Ranked,
         Ranking,
         SearchOptions,
         SearchResult,
@@ -63,6 +70,13 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "IngestStats": "loaders.ingest",
+    "SourceAuthority": "loaders.fd_stats",
+    "authorities": "loaders.fd_stats",
+    "set_authorities": "loaders.fd_stats",
+    "rescale": "service.factual_density",
+    "fd_reranked": "service.retrieval.density",
+    "FdScore": "service.retrieval.types",
+    "Ranked": "service.retrieval.types",
     "SourceDocument": "loaders.model",
     "read_beir_corpus": "loaders.read",
     "create_app": "service.app",
@@ -121,6 +135,7 @@ __all__ = [
     "Candidate",
     "DetectedEntity",
     "Embedder",
+    "FdScore",
     "Filters",
     "Fusion",
     "GraphUnavailable",
@@ -133,6 +148,7 @@ __all__ = [
     "Normalisation",
     "PathName",
     "Query",
+    "Ranked",
     "Ranking",
     "Runtime",
     "SchemaMode",
@@ -142,11 +158,14 @@ __all__ = [
     "Searcher",
     "Settings",
     "SignalWeightsIn",
+    "SourceAuthority",
     "SourceDocument",
+    "authorities",
     "create_app",
     "cypher",
     "default_embedder",
     "escape_lucene",
+    "fd_reranked",
     "free_port",
     "fuse",
     "ingest_with_progress",
@@ -158,10 +177,12 @@ __all__ = [
     "rank_candidates",
     "read_all",
     "read_beir_corpus",
+    "rescale",
     "retrieve",
     "rocchio",
     "sample_corpus",
     "search",
+    "set_authorities",
     "startup_objects_frozen",
     "throwaway_settings",
 ]

@@ -15,7 +15,8 @@ from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
 
 if TYPE_CHECKING:  # the loaders import spaCy; commands that need them import them late
-    from service.retrieval.types import SearchResult
+    from loaders.fd_stats import FdBinRow
+    from service.retrieval.types import FdScore, SearchResult
 
 app = typer.Typer(
     no_args_is_help=True,
@@ -24,8 +25,12 @@ app = typer.Typer(
 )
 neo4j_app = typer.Typer(no_args_is_help=True, help="The project's own local Neo4j server.")
 db_app = typer.Typer(no_args_is_help=True, help="The graph schema.")
+fd_app = typer.Typer(
+    no_args_is_help=True, help="Factual density FD*: length bins, their statistics, authority."
+)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
+app.add_typer(fd_app, name="fd")
 
 console = Console()
 err = Console(stderr=True)
@@ -114,6 +119,165 @@ def db_init() -> None:
     )
 
 
+def _bounds(text: str | None, option: str) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        lower, upper = (int(part) for part in text.split(","))
+    except ValueError:
+        err.print(f"[bold red]error:[/] {option} takes two token counts, e.g. 120,400")
+        raise typer.Exit(2) from None
+    if not 0 < lower < upper:
+        err.print(f"[bold red]error:[/] {option}: need 0 < lower < upper, got {text}")
+        raise typer.Exit(2)
+    return lower, upper
+
+
+@fd_app.command("recompute")
+def fd_recompute(
+    chunk_bounds: Annotated[
+        str | None,
+        typer.Option(help="Chunk bins as LOWER,UPPER tokens; default: settings, else tertiles."),
+    ] = None,
+    document_bounds: Annotated[str | None, typer.Option(help="Document bins likewise.")] = None,
+) -> None:
+    """Fit the FD* length bins again and rebin every chunk and document (one transaction)."""
+    from loaders.fd_stats import refit
+    from service.factual_density import FdLevel
+    from service.runtime import open_graph
+
+    settings = Settings()
+    bounds = {
+        FdLevel.CHUNK: _bounds(chunk_bounds, "--chunk-bounds") or settings.fd_chunk_bounds,
+        FdLevel.DOCUMENT: _bounds(document_bounds, "--document-bounds")
+        or settings.fd_document_bounds,
+    }
+    with _clear_errors(), open_graph(settings) as graph:
+        rows = refit(graph, bounds)
+    if not rows:
+        console.print("The graph has no documents: no FD* bins.")
+        return
+    _print_bins(rows)
+
+
+@fd_app.command("stats")
+def fd_stats_command() -> None:
+    """Show the FD* length bins: bounds, size, mean and SD of FD_raw, changes since the fit."""
+    from loaders.fd_stats import bin_stats
+    from service.runtime import open_graph
+
+    with _clear_errors(), open_graph() as graph:
+        rows = bin_stats(graph)
+    if not rows:
+        console.print("No FD* bins yet: ingest documents, or run `anchorgraph fd recompute`.")
+        return
+    _print_bins(rows)
+
+
+@fd_app.command("authority")
+def fd_authority(
+    assignments: Annotated[
+        list[str] | None,
+        typer.Argument(help="SOURCE_TYPE=A_SOURCE pairs to set; none: show the current ones."),
+    ] = None,
+) -> None:
+    """Show or set a_source, the authority FD* multiplies each source type's z-scores by."""
+    import math
+
+    from loaders.fd_stats import SourceAuthority, authorities, set_authorities
+    from service.runtime import open_graph
+
+    rows = []
+    for assignment in assignments or []:
+        source_type, _, value = assignment.partition("=")
+        try:
+            a_source = float(value)
+        except ValueError:
+            a_source = math.nan
+        if not source_type or not math.isfinite(a_source) or a_source < 0:
+            err.print(f"[bold red]error:[/] expected SOURCE_TYPE=NUMBER >= 0, got {assignment!r}")
+            raise typer.Exit(2)
+        rows.append(SourceAuthority(source_type=source_type, a_source=a_source, reason="by hand"))
+    with _clear_errors(), open_graph() as graph:
+        if rows:
+            set_authorities(graph, rows)
+        found = authorities(graph)
+    if not found:
+        console.print("Every source type has a_source 1.0 (none set).")
+    for row in found:
+        console.print(f"  {row.source_type:<20} {row.a_source:<6.3g} {row.reason}")
+
+
+@fd_app.command("fit-authority")
+def fd_fit_authority(
+    dataset: Annotated[
+        Path,
+        typer.Option(exists=True, file_okay=False, help="A BEIR folder (corpus, queries, qrels)."),
+    ],
+    split: Annotated[str, typer.Option(help="A qrels file stem: train, dev, ...")],
+    lambdas: Annotated[
+        str, typer.Option(help="Comma-separated λ values to fit a_source for.")
+    ] = "0.05,0.1,0.2,0.3,0.5",
+    apply: Annotated[
+        bool, typer.Option(help="Store the chosen a_source in the evaluation graph.")
+    ] = True,
+    neo4j_uri: Annotated[
+        str | None,
+        typer.Option(help="Fit on this server; default: the dataset's evaluation Neo4j."),
+    ] = None,
+    keep_server: Annotated[
+        bool, typer.Option(help="Leave the evaluation Neo4j running for the next run.")
+    ] = False,
+) -> None:
+    """Derive a_source per source type (and λ) from the split's relevance judgements, on the
+    dataset's evaluation graph (`anchorgraph eval` builds it), and say what it chose and why."""
+    from evaluation.fd_fit import run_fit, table
+
+    try:
+        weights = [float(value) for value in lambdas.split(",") if value.strip()]
+    except ValueError:
+        err.print(f"[bold red]error:[/] --lambdas takes numbers, got {lambdas!r}")
+        raise typer.Exit(2) from None
+    if not weights or not all(0 < weight <= 1 for weight in weights):
+        err.print("[bold red]error:[/] every λ must be within (0, 1]")
+        raise typer.Exit(2)
+    with _clear_errors():
+        report = run_fit(
+            dataset,
+            split,
+            console,
+            weights=weights,
+            apply=apply,
+            neo4j_uri=neo4j_uri,
+            keep_server=keep_server,
+        )
+    console.print(table(report), markup=False, highlight=False, soft_wrap=True)
+    if apply:
+        console.print("a_source stored in the evaluation graph (`anchorgraph fd authority`).")
+
+
+def _print_bins(rows: list[FdBinRow]) -> None:
+    from rich.table import Table
+
+    table = Table("level", "bin", "tokens", "n", "mean FD_raw", "SD", "changes")
+    for row in rows:
+        span = {
+            "short": f"≤ {row.lower:g}",
+            "medium": f"{row.lower:g} < n ≤ {row.upper:g}",
+            "long": f"> {row.upper:g}",
+        }[row.bin]
+        table.add_row(
+            row.level,
+            row.bin,
+            span,
+            str(row.n),
+            f"{row.stats.mean:.4f}",
+            f"{row.stats.sd:.4f}",
+            f"{row.changes}/{row.fitted_n}",
+        )
+    console.print(table)
+
+
 @app.command("ingest")
 def ingest(
     path: Annotated[Path, typer.Argument(exists=True, help="A file or a folder tree.")],
@@ -129,6 +293,13 @@ def ingest(
         typer.Option(exists=True, help="JSON list of {name, type, aliases} entities to find."),
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Documents per transaction.")] = 64,
+    classify_source_types: Annotated[
+        bool | None,
+        typer.Option(
+            help="Give documents without a declared source type their study design "
+            "(systematic_review, rct, other). Default: ANCHORGRAPH_CLASSIFY_SOURCE_TYPES (off)."
+        ),
+    ] = None,
     threads: Annotated[
         int,
         typer.Option(
@@ -145,7 +316,11 @@ def ingest(
     # Batches of long texts keep every core busy between the threads' barriers, unlike one
     # query: on 2 cores, 2 threads ingested SciFact's first 600 abstracts 17 % faster with spaCy
     # and 30 % faster without it (benchmarks/ingest.py --threads 1 / 2).
-    settings = Settings().model_copy(update={"embedding_threads": threads})
+    settings = Settings()
+    update: dict[str, object] = {"embedding_threads": threads}
+    if classify_source_types is not None:
+        update["classify_source_types"] = classify_source_types
+    settings = settings.model_copy(update=update)
     with _clear_errors():
         documents, skipped = read_all(settings, path, fmt=fmt, source_type=source_type)
         for item in skipped:
@@ -160,10 +335,13 @@ def ingest(
     console.print(
         f"{stats.documents} documents read: {stats.written} written, {stats.unchanged} unchanged; "
         f"{stats.chunks} chunks, {stats.mentions} entity mentions, {stats.triples} triples, "
-        f"{stats.links} links in {stats.seconds:.1f} s "
+        f"{stats.claims} claims, {stats.links} links in {stats.seconds:.1f} s "
         f"(parse {stats.parse_s:.1f} s, embed {stats.embed_s:.1f} s on {_threads(threads)}, "
         f"write {stats.write_s:.1f} s)."
     )
+
+    if stats.refitted:
+        console.print("FD* length bins fitted again (`anchorgraph fd stats` shows them).")
 
 
 def _threads(threads: int) -> str:
@@ -187,6 +365,18 @@ def search_command(
         int | None,
         typer.Option(help="Feedback documents (pseudo-relevance); default: 3 at document level."),
     ] = None,
+    fd_rerank: Annotated[
+        bool,
+        typer.Option(
+            help="FD*-optimised rerank (seed 000): the top --fd-pool hits scored "
+            "(1 − λ)·score + λ·FD*_rescaled. With --mode dense: the seed's condition C."
+        ),
+    ] = False,
+    fd_lambda: Annotated[float, typer.Option(help="λ of the FD* rerank.")] = 0.5,
+    fd_pool: Annotated[int, typer.Option(help="Hits the FD* rerank scores again.")] = 20,
+    fd_weight: Annotated[
+        float, typer.Option(help="FD* fused as a signal with this weight (hybrid mode); 0: off.")
+    ] = 0.0,
     explain: Annotated[
         bool, typer.Option(help="Show each path's raw and normalised score and share.")
     ] = False,
@@ -208,6 +398,10 @@ def search_command(
             k=k,
             k_over=k_over,
             feedback=feedback,
+            fd_rerank=fd_rerank,
+            fd_lambda=fd_lambda,
+            fd_pool=fd_pool,
+            fd_weight=fd_weight,
             filters=Filters(folders=folder or [], tags=tag or []),
             explain=explain or as_json,
         )
@@ -229,8 +423,8 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
     from rich.table import Table
 
     table = Table(show_lines=explain, title=f"{result.mode} · {result.level} · {result.query!r}")
-    for column, justify in (("#", "right"), ("score", "right"), ("document", "left"),
-                            ("title / text", "left")):  # fmt: skip
+    for column, justify in (("#", "right"), ("score", "right"), ("FD*", "right"),
+                            ("document", "left"), ("title / text", "left")):  # fmt: skip
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for hit in result.hits:
         text = " ".join(hit.text.split())
@@ -240,7 +434,10 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
                 f"{path} {score.raw:.3f}→{score.normalised:.3f} (+{score.contribution:.3f})"
                 for path, score in hit.paths.items()
             )
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.document_id, cell)
+        if explain and hit.fd is not None:
+            cell += "\n" + _fd_line(hit.fd)
+        fd = "" if hit.fd is None or hit.fd.fd_star is None else f"{hit.fd.fd_star:+.2f}"
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, hit.document_id, cell)
     console.print(table)
     if result.entities:
         names = ", ".join(f"{e.name} ({e.how})" for e in result.entities[:8])
@@ -248,6 +445,16 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
     if result.feedback_documents:
         console.print(f"feedback from: {', '.join(result.feedback_documents)}")
     console.print(f"{result.total_ms:.0f} ms, {result.round_trips} database round trips")
+
+
+def _fd_line(fd: FdScore) -> str:
+    star = "unbinned" if fd.fd_star is None else f"FD* {fd.fd_star:+.3f} → {fd.rescaled:.3f}"
+    line = (
+        f"FD_raw {fd.fd_raw:.4f} ({fd.n_claims} claims / {fd.n_tokens} tokens, "
+        f"{fd.length_bin or '-'} bin), {fd.source_type or 'no source type'} "
+        f"×{fd.a_source:g}, {star}"
+    )
+    return line + (f" (+{fd.contribution:.3f})" if fd.contribution else "")
 
 
 @app.command("serve")
@@ -334,6 +541,13 @@ def evaluate(
     title_in_text: Annotated[
         bool, typer.Option(help="Ingest 'title + text' as the document text (BEIR convention).")
     ] = True,
+    classify_source_types: Annotated[
+        bool,
+        typer.Option(
+            help="Give each document its study design (systematic_review, rct, other) as its "
+            "source type, FD*'s tiers; BEIR corpora declare none."
+        ),
+    ] = True,
     neo4j_uri: Annotated[
         str | None,
         typer.Option(help="Evaluate on this server; default: a local Neo4j of its own."),
@@ -362,6 +576,7 @@ def evaluate(
         seed=seed,
         entities=entities,
         title_in_text=title_in_text,
+        classify_source_types=classify_source_types,
         neo4j_uri=neo4j_uri,
         neo4j_home=neo4j_home,
         keep_server=keep_server,

@@ -1,17 +1,22 @@
 // What FD* of chunks and of their documents is computed from (service/factual_density.py): each
 // node's fd_raw and length bin with that bin's statistics, and the document's source type with its
 // authority (1.0 unless a (:SourceAuthority) says otherwise). A node not yet binned has null bin
-// statistics (its FD* is unknown).
+// statistics (its FD* is unknown). a_max is the largest authority (at least 1.0), which
+// FD*_rescaled divides by.
 // Parameters: $chunk_ids.
-// Returns: chunk_id, document_id, source_type, a_source, chunk (map: fd_raw, n_tokens, n_claims,
-// bin, n, total, total_sq) and document (the same map for the document).
+// Returns: chunk_id, document_id, source_type, a_source, a_max, chunk (map: fd_raw, n_tokens,
+// n_claims, bin, n, total, total_sq) and document (the same map for the document).
+CALL () {
+  OPTIONAL MATCH (top:SourceAuthority)
+  RETURN CASE WHEN max(top.a_source) > 1.0 THEN max(top.a_source) ELSE 1.0 END AS a_max
+}
 UNWIND $chunk_ids AS id
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: id})
 OPTIONAL MATCH (cs:FdStats {id: 'chunk:' + c.length_bin})
 OPTIONAL MATCH (ds:FdStats {id: 'document:' + d.length_bin})
 OPTIONAL MATCH (a:SourceAuthority {source_type: d.source_type})
 RETURN c.id AS chunk_id, d.id AS document_id, coalesce(d.source_type, '') AS source_type,
-       coalesce(a.a_source, 1.0) AS a_source,
+       coalesce(a.a_source, 1.0) AS a_source, a_max,
        {fd_raw: coalesce(c.fd_raw, 0.0), n_tokens: c.n_tokens, n_claims: coalesce(c.n_claims, 0),
         bin: c.length_bin, n: cs.n, total: cs.total, total_sq: cs.total_sq} AS chunk,
        {fd_raw: coalesce(d.fd_raw, 0.0), n_tokens: d.n_tokens, n_claims: coalesce(d.n_claims, 0),

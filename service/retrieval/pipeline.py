@@ -1,6 +1,6 @@
 """A search as explicit stages: retrieve (filter, analyse, candidate paths) → fuse → ranking
-stages (pseudo-relevance feedback, multi-signal document scoring, threshold and top k; a rerank
-or an expansion is one more in ``DEFAULT_STAGES``) → hydrate.
+stages (pseudo-relevance feedback, FD* fused as a signal, multi-signal document scoring, the
+FD* rerank, threshold and top k; an expansion is one more in ``DEFAULT_STAGES``) → hydrate.
 
 Each stage is a function over typed values (``stages``) and gets its own timing entry; this
 module only runs them in order. The maths stays in the pure functions of ``normalise``,
@@ -12,12 +12,20 @@ from __future__ import annotations
 import time
 
 from service.retrieval.context import RankingStage, SearchContext, SearchRun, Trace
+from service.retrieval.density import FdRerank, FdSignal
+from service.retrieval.fd_read import level_of
 from service.retrieval.stages import Cut, Feedback, MultiSignal, fuse_candidates, hydrate, retrieve
 from service.retrieval.types import SearchOptions, SearchResult
 
 __all__ = ["DEFAULT_STAGES", "SearchContext", "search"]
 
-DEFAULT_STAGES: tuple[RankingStage, ...] = (Feedback(), MultiSignal(), Cut())
+DEFAULT_STAGES: tuple[RankingStage, ...] = (
+    Feedback(),
+    FdSignal(),
+    MultiSignal(),
+    FdRerank(),
+    Cut(),
+)
 
 
 def search(context: SearchContext, options: SearchOptions) -> SearchResult:
@@ -33,7 +41,7 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
             with trace.stage(stage.name):
                 ranking = stage(run, ranking)
     with trace.stage("hydrate"):
-        hits = hydrate(trace.read, ranking.hits)
+        hits = hydrate(trace.read, ranking.hits, level_of(options))
     return SearchResult(
         query=options.query,
         mode=options.mode,

@@ -14,9 +14,12 @@ signal                weight  meaning
 ``S_entity``          0.20    coverage of the query's exactly matched entities (§4.2)
 ``S_triple``          0.15    similarity of the query to the document's relation triples
 ``S_text``            0.10    full-text (keyword) match
+``S_fd``              0       FD*_rescaled of the document (seed 000; ours, off by default)
 ====================  ======  ==============================================================
 
-The default weights sum to 1, so the score stays in [0, 1] when every signal does.
+The default weights sum to 1, so the score stays in [0, 1] when every signal does. ``S_fd`` is
+not one of seed 002's signals: seed 000 proposes FD* as a ranking signal, and a caller who wants
+it in the document score gives it a weight.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class SignalWeights:
         entity: Weight of ``S_entity``.
         triple: Weight of ``S_triple``.
         text: Weight of ``S_text``.
+        fd: Weight of ``S_fd``.
 
     Raises:
         ValueError: If a weight is negative or not finite, or all weights are 0.
@@ -47,6 +51,7 @@ class SignalWeights:
     entity: float = 0.20
     triple: float = 0.15
     text: float = 0.10
+    fd: float = 0.0
 
     def __post_init__(self) -> None:
         values = {field.name: float(getattr(self, field.name)) for field in fields(self)}
@@ -69,6 +74,7 @@ class DocumentSignals:
         s_entity: Entity coverage, usually from ``entity_coverage``.
         s_triple: Query similarity of the document's triples.
         s_text: Full-text match score, normalised.
+        s_fd: FD*_rescaled of the document, in [0, 1].
 
     Raises:
         ValueError: If a signal is NaN or infinite.
@@ -79,6 +85,7 @@ class DocumentSignals:
     s_entity: float
     s_triple: float
     s_text: float
+    s_fd: float = 0.0
 
     def __post_init__(self) -> None:
         for field in fields(self):
@@ -97,10 +104,11 @@ class SignalBreakdown:
         s_entity: ``S_entity`` as given.
         s_triple: ``S_triple`` as given.
         s_text: ``S_text`` as given.
+        s_fd: ``S_fd`` as given.
         segment_fallback: Whether ``s_segment`` was taken from ``s_doc`` because the document
             has no chunks.
         contributions: Signal name (``"doc"``, ``"segment"``, ``"entity"``, ``"triple"``,
-            ``"text"``) → weight × signal. ``math.fsum(contributions.values()) == score``.
+            ``"text"``, ``"fd"``) → weight × signal. ``math.fsum(contributions.values()) == score``.
         score: The document score.
     """
 
@@ -109,6 +117,7 @@ class SignalBreakdown:
     s_entity: float
     s_triple: float
     s_text: float
+    s_fd: float
     segment_fallback: bool
     contributions: Mapping[str, float]
     score: float
@@ -117,7 +126,8 @@ class SignalBreakdown:
 def score_document(signals: DocumentSignals, weights: SignalWeights) -> SignalBreakdown:
     """Score one document as the weighted sum of its five signals.
 
-    ``score = Σ_i w_i·S_i`` over doc, segment, entity, triple and text (seed 002, §2.1–2.2),
+    ``score = Σ_i w_i·S_i`` over doc, segment, entity, triple and text (seed 002, §2.1–2.2) and
+    fd (seed 000's FD*, weight 0 unless asked for),
     with the fallback ``S_segment := S_doc`` when the document has no chunks (seed 002, §4.1):
     without it a chunkless document would lose the segment weight (30 % by default) for a
     reason that says nothing about its relevance.
@@ -142,6 +152,7 @@ def score_document(signals: DocumentSignals, weights: SignalWeights) -> SignalBr
         "entity": weights.entity * signals.s_entity,
         "triple": weights.triple * signals.s_triple,
         "text": weights.text * signals.s_text,
+        "fd": weights.fd * signals.s_fd,
     }
     return SignalBreakdown(
         s_doc=signals.s_doc,
@@ -149,6 +160,7 @@ def score_document(signals: DocumentSignals, weights: SignalWeights) -> SignalBr
         s_entity=signals.s_entity,
         s_triple=signals.s_triple,
         s_text=signals.s_text,
+        s_fd=signals.s_fd,
         segment_fallback=fallback,
         contributions=MappingProxyType(contributions),
         score=math.fsum(contributions.values()),

@@ -22,6 +22,7 @@ from service.graph.gateway import Row
 from service.graph.queries import Query
 from service.retrieval.analysis import analyse, embed, prepare
 from service.retrieval.context import SearchContext, SearchRun, Trace
+from service.retrieval.fd_read import Level, fd_scores
 from service.retrieval.feedback import rocchio
 from service.retrieval.fusion import FusedScore, fuse
 from service.retrieval.normalise import Normalisation, normalise
@@ -36,6 +37,7 @@ from service.retrieval.types import (
     AnalyzedQuery,
     Candidate,
     EmbeddedQuery,
+    FdScore,
     Hit,
     LexicalQuery,
     Mode,
@@ -126,12 +128,31 @@ def fuse_candidates(retrieved: Retrieved, options: SearchOptions) -> Ranking:
 
 
 def rank_candidates(
-    found: Mapping[PathName, list[Candidate]], options: SearchOptions
+    found: Mapping[PathName, list[Candidate]],
+    options: SearchOptions,
+    signals: Mapping[str, Mapping[str, float]] | None = None,
+    signal_weights: Mapping[str, float] | None = None,
 ) -> list[Ranked]:
-    """The fused ranking of the paths' candidates (also what the tuning replay calls)."""
+    """The fused ranking of the paths' candidates (also what the tuning replay calls).
+
+    ``signals`` are more scored lists over the candidates' ids (FD*: ``density.FdSignal``),
+    normalised and fused like paths with ``signal_weights``; they add no candidates (an id no
+    path found is ignored), and each hit's share from them is in ``signal_contributions``."""
     keyed = _keyed(found, document_level=options.document_level)
     normalised = _normalised_by_path(keyed, options)
-    return _rank(_fuse(normalised, options), keyed, normalised, explain=options.explain)
+    extra = {
+        name: normalise(
+            {key: value for key, value in values.items() if _found_by_any(key, keyed)},
+            _normalisation(options),
+        )
+        for name, values in (signals or {}).items()
+    }
+    fused = _fuse(normalised | extra, options, signal_weights or {})
+    return _rank(fused, keyed, normalised, explain=options.explain)
+
+
+def _found_by_any(key: str, keyed: Mapping[str, Mapping[str, Candidate]]) -> bool:
+    return any(key in candidates for candidates in keyed.values())
 
 
 def _keyed(
@@ -152,14 +173,16 @@ def _keyed(
 
 
 def _fuse(
-    normalised: Mapping[str, dict[str, float]], options: SearchOptions
+    normalised: Mapping[str, dict[str, float]],
+    options: SearchOptions,
+    signal_weights: Mapping[str, float],
 ) -> dict[str, FusedScore]:
     """Id → fused score over the paths that take part in the ranking (in multisignal mode BM25
-    may have run only for S_text)."""
-    ranking = {str(path) for path in options.active_paths()}
+    may have run only for S_text) and the extra signals."""
+    ranking = {str(path) for path in options.active_paths()} | set(signal_weights)
     scores = {path: values for path, values in normalised.items() if path in ranking}
     weights = {str(path): weight for path, weight in options.path_weights().items()}
-    return fuse(scores, options.fusion, weights, options.rrf_k)
+    return fuse(scores, options.fusion, weights | dict(signal_weights), options.rrf_k)
 
 
 def _rank(
@@ -174,7 +197,8 @@ def _rank(
     hundred candidates of a search that costs more than the fusion itself."""
     hits: list[Ranked] = []
     for key, score in fused.items():
-        parts = score.contributions  # one per path that found it
+        # One per path that found it, and the extra signals (which find nothing).
+        parts = {p: c for p, c in score.contributions.items() if p in keyed and key in keyed[p]}
         strongest = next(iter(parts)) if len(parts) == 1 else max(parts, key=lambda p: parts[p])
         shown = keyed[strongest][key]
         hits.append(
@@ -183,6 +207,9 @@ def _rank(
                 document_id=shown.document_id,
                 score=score.score,
                 paths=_explanation(key, score, keyed, normalised) if explain else {},
+                signal_contributions={
+                    name: share for name, share in score.contributions.items() if name not in keyed
+                },
             )
         )
     hits.sort(key=lambda hit: (-hit.score, hit.chunk_id))
@@ -203,6 +230,7 @@ def _explanation(
             contribution=score.contributions.get(path, 0.0),
         )
         for path, rank in score.ranks.items()
+        if path in keyed
     }
 
 
@@ -272,7 +300,12 @@ class MultiSignal:
             "exact_entity_ids": query.exact_entity_ids,
         }
         rows = run.trace.read(Query.DOCUMENT_SIGNALS, parameters)
-        return replace(ranking, hits=multisignal_ranking(rows, ranking, run.options))
+        fd = {}
+        if run.options.signal_weights.fd > 0:  # S_fd: the documents' FD*, through a chunk each
+            chunks = {row["best_chunk_id"]: row["document_id"] for row in rows}
+            read = fd_scores(run.trace.read, [c for c in chunks if c], "document")
+            fd = {chunks[chunk]: score for chunk, score in read.items()}
+        return replace(ranking, hits=multisignal_ranking(rows, ranking, run.options, fd))
 
 
 def multisignal_pool(ranking: Ranking, options: SearchOptions) -> list[str]:
@@ -285,10 +318,15 @@ def multisignal_pool(ranking: Ranking, options: SearchOptions) -> list[str]:
 
 
 def multisignal_ranking(
-    rows: Sequence[Row], ranking: Ranking, options: SearchOptions
+    rows: Sequence[Row],
+    ranking: Ranking,
+    options: SearchOptions,
+    fd: Mapping[str, FdScore] | None = None,
 ) -> list[Ranked]:
     """The pool's documents scored ``Σ w·S`` (``scoring.score_document``) from the rows of
-    ``document_signals.cypher``, best first; S_text comes from the BM25 path's candidates."""
+    ``document_signals.cypher``, best first; S_text comes from the BM25 path's candidates and
+    S_fd from ``fd`` (document id → FD*; a document without one counts 0.5, the mean)."""
+    fd = fd or {}
     by_document = {hit.document_id: hit for hit in ranking.hits}
     s_text = document_text_scores(ranking.found.get(PathName.BM25, []))
     exact = ranking.query.exact_entity_ids
@@ -302,9 +340,11 @@ def multisignal_ranking(
             s_entity=entity_coverage(row["matched_entities"], exact),
             s_triple=max(0.0, float(row["s_triple"])),
             s_text=s_text.get(document_id, 0.0),
+            s_fd=fd[document_id].rescaled if document_id in fd else 0.5,
         )
         breakdown = score_document(signals, weights)
         fused = by_document.get(document_id)
+        own_fd = fd.get(document_id)
         scored.append(
             Ranked(
                 chunk_id=row["best_chunk_id"] or (fused.chunk_id if fused else ""),
@@ -312,6 +352,9 @@ def multisignal_ranking(
                 score=breakdown.score,
                 paths=fused.paths if fused else {},
                 signals=Signals.from_breakdown(breakdown, row["matched_entities"]),
+                fd=own_fd.model_copy(update={"contribution": breakdown.contributions["fd"]})
+                if own_fd
+                else None,
             )
         )
     scored.sort(key=lambda hit: (-hit.score, hit.document_id))
@@ -341,12 +384,14 @@ class Cut:
 
 
 # --- hydrate -------------------------------------------------------------------------------------
-def hydrate(read: Reader, ranked: list[Ranked]) -> list[Hit]:
-    """The hits with their documents' titles and their chunks' texts (one round trip)."""
+def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[Hit]:
+    """The hits with their documents' titles, their chunks' texts and the FD* (at ``level``)
+    of those no stage read it for (two round trips, one when every hit has its FD*)."""
     if not ranked:
         return []
     records = read(Query.HYDRATE_CHUNKS, {"chunk_ids": [hit.chunk_id for hit in ranked]})
     details = {record["chunk_id"]: record for record in records}
+    fd = fd_scores(read, [hit.chunk_id for hit in ranked if hit.fd is None], level)
     hits: list[Hit] = []
     for hit in ranked:
         detail = details.get(hit.chunk_id)
@@ -361,6 +406,7 @@ def hydrate(read: Reader, ranked: list[Ranked]) -> list[Hit]:
                 n_tokens=detail["n_tokens"] if detail else 0,
                 paths=hit.paths,
                 signals=hit.signals,
+                fd=hit.fd or fd.get(hit.chunk_id),
             )
         )
     return hits

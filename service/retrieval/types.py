@@ -12,6 +12,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
 
+from service.factual_density import LengthBin
 from service.retrieval.fusion import Fusion
 from service.retrieval.normalise import Normalisation
 from service.retrieval.scoring import SignalBreakdown
@@ -120,6 +121,7 @@ class SignalWeightsIn(BaseModel):
     entity: float = Field(0.20, ge=0)
     triple: float = Field(0.15, ge=0)
     text: float = Field(0.10, ge=0)
+    fd: float = Field(0.0, ge=0, description="S_fd: the document's FD*_rescaled (off by default).")
 
 
 class SearchOptions(BaseModel):
@@ -163,6 +165,23 @@ class SearchOptions(BaseModel):
         description="How far feedback moves the query: q' = q + weight × (unit centroid).",
     )
 
+    fd_rerank: bool = Field(
+        False,
+        description="FD*-optimised rerank (seed 000): the top fd_pool hits scored again as "
+        "(1 - fd_lambda) x score + fd_lambda x FD*_rescaled; the hits below them keep their "
+        "order at (1 - fd_lambda) x score. With mode 'dense' this is the seed's condition C.",
+    )
+    fd_lambda: float = Field(0.5, ge=0, le=1, description="λ of the FD* rerank.")
+    fd_pool: int = Field(20, ge=1, le=1000, description="Hits the FD* rerank scores again.")
+    fd_weight: float = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="FD* as a signal of the fusion (hybrid mode): FD*_rescaled of every fused "
+        "candidate is normalised and fused like a path with this weight. 0: off. Multisignal "
+        "mode has signal_weights.fd instead.",
+    )
+
     @model_validator(mode="after")
     def _consistent(self) -> SearchOptions:
         if self.k_over < self.k:
@@ -175,6 +194,11 @@ class SearchOptions(BaseModel):
             raise ValueError(
                 "feedback moves the query vector and re-runs the dense paths: "
                 "this search has no dense or doc_dense path"
+            )
+        if self.fd_weight and self.mode is not Mode.HYBRID:
+            raise ValueError(
+                "fd_weight fuses FD* with the paths of a hybrid search; multisignal mode has "
+                "signal_weights.fd, and any mode can ask for fd_rerank"
             )
         return self
 
@@ -272,13 +296,17 @@ class Retrieved:
 
 @dataclass(frozen=True)
 class Ranked:
-    """A hit before hydration: its ids, score and explanation (``paths`` only with explain)."""
+    """A hit before hydration: its ids, score and explanation (``paths`` only with explain;
+    ``fd`` once a stage read it, else at hydration)."""
 
     chunk_id: str
     document_id: str
     score: float
     paths: dict[str, PathScore]
     signals: Signals | None = None
+    fd: FdScore | None = None
+    # What lists other than the paths added to the fused score (FD*: density.FdSignal).
+    signal_contributions: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -304,6 +332,38 @@ class PathScore(BaseModel):
     contribution: float
 
 
+class FdScore(BaseModel):
+    """A hit's factual density (``service.factual_density``): its chunk's at chunk level, its
+    document's at document level, with what FD* was computed from and what it added."""
+
+    model_config = ConfigDict(frozen=True)
+
+    level: Literal["chunk", "document"]
+    fd_raw: float = Field(description="Σ prob_fact of the claims / n_tokens.")
+    n_claims: int
+    n_tokens: int
+    length_bin: LengthBin | None = Field(description="None: the graph's bins are not fitted.")
+    bin_mean: float | None = Field(description="μ of FD_raw in the length bin.")
+    bin_sd: float | None = Field(description="σ of FD_raw in the length bin.")
+    source_type: str
+    a_source: float = Field(description="The source type's authority (1.0 unless set).")
+    a_max: float = Field(1.0, description="The largest authority in the graph (at least 1).")
+    z: float | None = Field(None, description="(fd_raw − μ) / σ in the bin; None: no bin.")
+    fd_star: float | None = Field(description="z × a_source (seed 000's FD*); None: no bin.")
+    rescaled: float = Field(
+        description="FD*_rescaled = Φ(z) × a_source / a_max in [0, 1] (Φ(z) = 0.5 without a bin)."
+    )
+    contribution: float = Field(
+        0.0,
+        description="What FD* added to the hit's score: fd_lambda × rescaled in the rerank, "
+        "its fused share with fd_weight, its weighted S_fd in multisignal; 0 when unused.",
+    )
+    reranked_from: float | None = Field(
+        None,
+        description="The score before the FD* rerank: score = (1 − λ) × this + contribution.",
+    )
+
+
 class Signals(BaseModel):
     """Multi-signal document scoring, every signal and its weighted contribution."""
 
@@ -314,6 +374,7 @@ class Signals(BaseModel):
     s_entity: float
     s_triple: float
     s_text: float
+    s_fd: float
     segment_fallback: bool
     contributions: dict[str, float]
     matched_entities: list[str]
@@ -327,7 +388,15 @@ class Signals(BaseModel):
         )
 
 
-_SIGNAL_FIELDS = ("s_doc", "s_segment", "s_entity", "s_triple", "s_text", "segment_fallback")
+_SIGNAL_FIELDS = (
+    "s_doc",
+    "s_segment",
+    "s_entity",
+    "s_triple",
+    "s_text",
+    "s_fd",
+    "segment_fallback",
+)
 
 
 class Hit(BaseModel):
@@ -346,6 +415,9 @@ class Hit(BaseModel):
         description="Per path: raw and normalised score, rank, and share of the fused score."
     )
     signals: Signals | None = Field(None, description="Multi-signal breakdown (multisignal).")
+    fd: FdScore | None = Field(
+        None, description="Factual density FD* and what it added (None: the graph has no FD*)."
+    )
 
 
 class StageTiming(BaseModel):

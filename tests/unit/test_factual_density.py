@@ -92,6 +92,15 @@ def test_rescale_is_the_normal_cdf() -> None:
     assert values == sorted(values) and 0.0 <= values[0] and values[-1] <= 1.0
 
 
+def test_rescaling_is_monotonic_in_the_authority_even_below_the_mean() -> None:
+    # Φ(z × a) would rank a sparse review (z = -0.5, a = 2) below a sparse article (a = 1).
+    review, article = rescale(-0.5, 2.0, 2.0), rescale(-0.5, 1.0, 2.0)
+    assert review == pytest.approx(0.308538, abs=1e-6) and review == 2 * article
+    assert rescale(1.0, 2.0, 2.0) == rescale(1.0)  # the top authority keeps Φ(z)
+    with pytest.raises(ValueError, match="within"):
+        rescale(0.0, 3.0, 2.0)
+
+
 def test_blend_is_the_seed_composite() -> None:
     # Seed 000, condition C: 0.5·cos + 0.5·FD*_rescaled.
     assert fd_blend(0.6, 0.9, 0.5) == pytest.approx(0.75)

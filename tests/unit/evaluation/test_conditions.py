@@ -61,7 +61,16 @@ def test_chunks_map_to_documents_by_their_best_chunk() -> None:
 
 def test_specs_expand_groups_and_keep_order() -> None:
     assert expand(["cosine,bm25", "bm25,plain-hybrid"]) == ["cosine", "bm25", "plain-hybrid"]
-    assert expand(["ours"]) == ["cosine", "bm25", "tfidf", "hybrid", "multisignal"]
+    assert expand(["ours"]) == [
+        "cosine",
+        "bm25",
+        "tfidf",
+        "hybrid",
+        "multisignal",
+        "fd-rerank",
+        "hybrid+fd",
+        "hybrid+fd-rerank",
+    ]
     assert "hybrid:z_score:mean" in expand(["fusions"])
     assert "hybrid:rrf" in expand(["fusions"])
     assert set(expand(["peers"])) == set(conditions.PEERS)

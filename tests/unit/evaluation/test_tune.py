@@ -97,8 +97,8 @@ class RecordedGraph:
         if query is Query.DOCUMENT_SIGNALS:
             signals = self._cached.signals
             return [signals[d] for d in parameters["document_ids"] if d in signals]
-        if query is Query.HYDRATE_CHUNKS:
-            return []  # titles and texts do not rank
+        if query in (Query.HYDRATE_CHUNKS, Query.FD_INPUTS):
+            return []  # titles and texts do not rank, nor does FD* unless a search asks for it
         raise AssertionError(f"the replay does not record {query}")
 
 
@@ -167,7 +167,7 @@ def test_the_spec_is_an_eval_condition() -> None:
     assert (
         Config(mode=Mode.MULTISIGNAL)
         .spec()
-        .endswith(";signal_weights=doc:0.25+segment:0.3+entity:0.2+triple:0.15+text:0.1")
+        .endswith(";signal_weights=doc:0.25+segment:0.3+entity:0.2+triple:0.15+text:0.1+fd:0")
     )
 
 

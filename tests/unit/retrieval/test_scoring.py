@@ -32,7 +32,7 @@ def _signals(
 
 
 def test_default_weights_are_the_seed_weights_and_sum_to_one() -> None:
-    assert dataclasses.astuple(DEFAULT) == (0.25, 0.30, 0.20, 0.15, 0.10)
+    assert dataclasses.astuple(DEFAULT) == (0.25, 0.30, 0.20, 0.15, 0.10, 0.0)  # S_fd: off
     assert math.fsum(dataclasses.astuple(DEFAULT)) == pytest.approx(1.0)
 
 
@@ -62,7 +62,7 @@ def test_score_is_the_hand_computed_weighted_sum() -> None:
 
     assert breakdown.score == pytest.approx(0.56)
     assert dict(breakdown.contributions) == pytest.approx(
-        {"doc": 0.2, "segment": 0.18, "entity": 0.1, "triple": 0.06, "text": 0.02}
+        {"doc": 0.2, "segment": 0.18, "entity": 0.1, "triple": 0.06, "text": 0.02, "fd": 0.0}
     )
     assert breakdown.segment_fallback is False
     assert (breakdown.s_doc, breakdown.s_segment, breakdown.s_entity) == (0.8, 0.6, 0.5)
@@ -107,7 +107,7 @@ def test_contributions_add_up_to_the_score_for_random_signals() -> None:
 
         assert math.fsum(breakdown.contributions.values()) == breakdown.score
         assert sum(breakdown.contributions.values()) == pytest.approx(breakdown.score)
-        assert set(breakdown.contributions) == {"doc", "segment", "entity", "triple", "text"}
+        assert set(breakdown.contributions) == {"doc", "segment", "entity", "triple", "text", "fd"}
 
 
 def test_score_is_monotone_in_each_signal() -> None:
