@@ -20,7 +20,7 @@ The formulas, for a document (or chunk) ``d`` with atomic claims ``c`` of ``prob
   z-score and in the authority, and independent of whichever other candidates a search found
   (a min-max over the top 20 would give the weakest of 20 strong texts 0).
 * The FD*-optimised rerank (seed 000, §3, condition C): ``(1 − λ)·cos + λ·FD*_rescaled`` over the
-  cosine top 20, λ = 0.5.
+  cosine top 20, λ = 0.5 in the seed (0.1 is our default: ``docs/benchmarks.md``).
 
 Pure functions over floats, shared by ingestion (FD_raw), graph maintenance (bins and their
 statistics) and retrieval (FD*, its rescaling and the rerank). ``BinStats`` adds and removes

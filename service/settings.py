@@ -138,6 +138,13 @@ class Settings(BaseSettings):
         """Accept ``~/...`` in the environment and in .env files."""
         return path.expanduser() if path is not None else None
 
+    @field_validator("fd_chunk_bounds", "fd_document_bounds")
+    @classmethod
+    def _ordered_bounds(cls, bounds: tuple[int, int] | None) -> tuple[int, int] | None:
+        if bounds is not None and not 0 < bounds[0] < bounds[1]:
+            raise ValueError(f"length bin bounds need 0 < lower < upper, got {bounds}")
+        return bounds
+
     @property
     def uses_local_server(self) -> bool:
         """True when anchorgraph runs its own Neo4j instead of connecting to a given one."""

@@ -182,6 +182,8 @@ def _fuse(
     ranking = {str(path) for path in options.active_paths()} | set(signal_weights)
     scores = {path: values for path, values in normalised.items() if path in ranking}
     weights = {str(path): weight for path, weight in options.path_weights().items()}
+    if options.mode in SINGLE_PATH_MODES:  # one path alone keeps its raw score, unweighted
+        weights = {str(path): 1.0 for path in options.active_paths()}
     return fuse(scores, options.fusion, weights | dict(signal_weights), options.rrf_k)
 
 

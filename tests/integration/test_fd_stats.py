@@ -16,6 +16,7 @@ from loaders.read import read_bytes
 from service.embedding import HashEmbedder
 from service.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
 from service.graph.gateway import Graph
+from service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -140,3 +141,37 @@ def test_needs_refit_reads_changes_against_the_fitted_size() -> None:
     assert not needs_refit(rows(2))  # 6 changes of 30 = 0.2: not beyond
     assert needs_refit(rows(3))  # 9 of 30
     assert needs_refit(rows(0)[:3])  # the document level never fitted
+
+
+def test_fd_commands(
+    ingestor: Ingestor, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+    from service.graph.driver import neo4j_auth
+
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    runner = CliRunner()
+    empty = runner.invoke(app, ["fd", "stats"])
+    assert empty.exit_code == 0 and "No FD* bins yet" in empty.output
+
+    ingestor.ingest(corpus())
+    done = runner.invoke(app, ["fd", "recompute", "--document-bounds", "20,40"])
+    assert done.exit_code == 0, done.output
+    assert "document" in done.output and "20 < n ≤ 40" in done.output
+    assert {(r.lower, r.upper) for r in bin_stats(ingestor.graph) if r.level == "document"} == {
+        (20, 40)
+    }
+    check_invariant(ingestor.graph)
+    for bad in (["--document-bounds", "40,20"], ["--chunk-bounds", "ten"]):
+        refused = runner.invoke(app, ["fd", "recompute", *bad])
+        assert refused.exit_code == 2 and "bounds" in refused.output
+
+    assert runner.invoke(app, ["fd", "authority"]).output.startswith("Every source type")
+    stored = runner.invoke(app, ["fd", "authority", "review=1.5", "rct=1.2"])
+    assert stored.exit_code == 0, stored.output
+    assert "review" in stored.output and "1.5" in stored.output
+    refused = runner.invoke(app, ["fd", "authority", "review=-1"])
+    assert refused.exit_code == 2 and "SOURCE_TYPE=NUMBER" in refused.output

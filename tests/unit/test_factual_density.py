@@ -89,7 +89,7 @@ def test_rescale_is_the_normal_cdf() -> None:
     assert rescale(1.0) == pytest.approx(0.841345, abs=1e-6)
     assert rescale(-1.96) == pytest.approx(0.025, abs=1e-4)
     values = [rescale(z / 4) for z in range(-40, 41)]
-    assert values == sorted(values) and 0.0 <= values[0] and values[-1] <= 1.0
+    assert values == sorted(values) and values[0] >= 0.0 and values[-1] <= 1.0
 
 
 def test_rescaling_is_monotonic_in_the_authority_even_below_the_mean() -> None:
@@ -122,3 +122,15 @@ def test_a_fit_bins_every_node_and_counts_each_bin() -> None:
     assert {b: s.n for b, s in configured.stats.items()} == {"short": 2, "medium": 3, "long": 1}
     empty_bin = fitted_bins(nodes, (100, 200))
     assert empty_bin.stats[LengthBin.LONG] == BinStats()
+
+
+def test_configured_length_bins_must_be_ordered(monkeypatch: pytest.MonkeyPatch) -> None:
+    from pydantic import ValidationError
+
+    from service.settings import Settings
+
+    monkeypatch.setenv("ANCHORGRAPH_FD_DOCUMENT_BOUNDS", "[120, 400]")
+    assert Settings().fd_document_bounds == (120, 400)
+    monkeypatch.setenv("ANCHORGRAPH_FD_DOCUMENT_BOUNDS", "[400, 120]")
+    with pytest.raises(ValidationError, match="lower < upper"):
+        Settings()

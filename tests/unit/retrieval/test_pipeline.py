@@ -53,6 +53,14 @@ def graph() -> RecordedGraph:
     return RecordedGraph(ROWS)
 
 
+def test_one_path_alone_keeps_its_raw_score(graph: RecordedGraph) -> None:
+    # The level's path weights (dense 0.7) are for fusing; a dense search's score is the cosine.
+    context = SearchContext(graph, HashEmbedder())
+    for mode, scores in ((Mode.DENSE, [0.9, 0.8, 0.1]), (Mode.BM25, [12.0, 6.0])):
+        result = search(context, SearchOptions(query="pump valve", mode=mode))
+        assert [hit.score for hit in result.hits] == scores
+
+
 def test_a_hybrid_search_fuses_cuts_and_hydrates_the_recorded_rows(graph: RecordedGraph) -> None:
     context = SearchContext(graph, HashEmbedder())
     result = search(context, SearchOptions(query="pump valve", k=2, explain=True, **OPTIONS))
