@@ -11,6 +11,7 @@
 
 A package of its own beside ``service``, and a client of it like any other: it imports only the
 public library API (``from service import ...``), so what it measures is what a user of the
-library gets, and the service never imports it. The heavy packages (ir-measures, scipy,
-matplotlib, neo4j-graphrag) are the optional ``eval`` dependencies.
+library gets, and the service never imports it. The heavy packages (ir-measures,
+neo4j-graphrag) are the optional ``eval`` dependencies; scipy and matplotlib are main ones (the
+audits need them too).
 """

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.console import Console
 
+from service.cli_audit import audit_app
 from service.errors import AnchorgraphError
 from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
@@ -31,6 +32,7 @@ fd_app = typer.Typer(
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
 app.add_typer(fd_app, name="fd")
+app.add_typer(audit_app, name="audit")
 
 console = Console()
 err = Console(stderr=True)
@@ -372,7 +374,9 @@ def search_command(
             "(1 − λ)·score + λ·FD*_rescaled. With --mode dense: the seed's condition C."
         ),
     ] = False,
-    fd_lambda: Annotated[float, typer.Option(help="λ of the FD* rerank.")] = 0.5,
+    fd_lambda: Annotated[
+        float | None, typer.Option(help="λ of the FD* rerank; default 0.1 (docs/benchmarks.md).")
+    ] = None,
     fd_pool: Annotated[int, typer.Option(help="Hits the FD* rerank scores again.")] = 20,
     fd_weight: Annotated[
         float, typer.Option(help="FD* fused as a signal with this weight (hybrid mode); 0: off.")
@@ -399,11 +403,11 @@ def search_command(
             k_over=k_over,
             feedback=feedback,
             fd_rerank=fd_rerank,
-            fd_lambda=fd_lambda,
             fd_pool=fd_pool,
             fd_weight=fd_weight,
             filters=Filters(folders=folder or [], tags=tag or []),
             explain=explain or as_json,
+            **({} if fd_lambda is None else {"fd_lambda": fd_lambda}),
         )
     except ValidationError as error:
         problems = "; ".join(

@@ -58,6 +58,12 @@ class Query(StrEnum):
     FD_SET_AUTHORITY = "fd/set_authority"
     FD_AUTHORITIES = "fd/authorities"
     FD_INPUTS = "fd/fd_inputs"
+    # audit: the FD* audits (service/audit)
+    AUDIT_FD_NODES = "audit/fd_nodes"
+    AUDIT_NEAREST_CHUNKS = "audit/nearest_chunks"
+    AUDIT_CHUNK_IDS = "audit/chunk_ids"
+    AUDIT_SAMPLE_CHUNKS = "audit/sample_chunks"
+    AUDIT_DOCUMENT_COSINES = "audit/document_cosines"
     # search: query analysis, candidate paths, scoring (service/retrieval)
     DETECT_ENTITIES = "search/detect_entities"
     FILTERED_DOCUMENTS = "search/filtered_documents"
