@@ -2,16 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 
 from service.cli_audit import audit_app
-from service.errors import AnchorgraphError
+from service.cli_output import clear_errors, console, err, refuse
 from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
 
@@ -34,19 +31,6 @@ app.add_typer(db_app, name="db")
 app.add_typer(fd_app, name="fd")
 app.add_typer(audit_app, name="audit")
 
-console = Console()
-err = Console(stderr=True)
-
-
-@contextlib.contextmanager
-def _clear_errors() -> Iterator[None]:
-    """Our own errors end the command with their message, not a traceback."""
-    try:
-        yield
-    except AnchorgraphError as error:
-        err.print(f"[bold red]error:[/] {error}")
-        raise typer.Exit(1) from None
-
 
 def _local(settings: Settings) -> LocalNeo4j:
     if not settings.uses_local_server:
@@ -62,7 +46,7 @@ def _local(settings: Settings) -> LocalNeo4j:
 def neo4j_install() -> None:
     """Fetch the Neo4j server and Browser jars from Maven Central into the cache (once)."""
     settings = Settings()
-    with _clear_errors(), console.status(f"Resolving Neo4j {settings.neo4j_version} with Maven"):
+    with clear_errors(), console.status(f"Resolving Neo4j {settings.neo4j_version} with Maven"):
         # Installing is harmless with an external server too: `make setup` always runs it.
         lib = LocalNeo4j(settings).install()
     console.print(f"Neo4j {settings.neo4j_version} jars in {lib}")
@@ -76,7 +60,7 @@ def neo4j_start() -> None:
     if (pid := server.status().pid) is not None:
         console.print(f"Neo4j is already running (pid {pid}) at {server.bolt_uri}.")
         return
-    with _clear_errors(), console.status("Starting Neo4j (the first start fetches its jars)"):
+    with clear_errors(), console.status("Starting Neo4j (the first start fetches its jars)"):
         status = server.start()
     _print_server(settings, server, f"Neo4j started (pid {status.pid})")
 
@@ -84,7 +68,7 @@ def neo4j_start() -> None:
 @neo4j_app.command("stop")
 def neo4j_stop() -> None:
     """Stop the local Neo4j (and its JVM)."""
-    with _clear_errors():
+    with clear_errors():
         stopped = _local(Settings()).stop()
     console.print("Neo4j stopped." if stopped else "Neo4j was not running.")
 
@@ -109,7 +93,7 @@ def db_init() -> None:
 
     settings = Settings()
     with (
-        _clear_errors(),
+        clear_errors(),
         console.status(f"Loading {settings.embedding_model}, applying the schema"),
         open_runtime(settings, schema="apply") as runtime,
     ):
@@ -127,11 +111,9 @@ def _bounds(text: str | None, option: str) -> tuple[int, int] | None:
     try:
         lower, upper = (int(part) for part in text.split(","))
     except ValueError:
-        err.print(f"[bold red]error:[/] {option} takes two token counts, e.g. 120,400")
-        raise typer.Exit(2) from None
+        refuse(f"{option} takes two token counts, e.g. 120,400")
     if not 0 < lower < upper:
-        err.print(f"[bold red]error:[/] {option}: need 0 < lower < upper, got {text}")
-        raise typer.Exit(2)
+        refuse(f"{option}: need 0 < lower < upper, got {text}")
     return lower, upper
 
 
@@ -154,7 +136,7 @@ def fd_recompute(
         FdLevel.DOCUMENT: _bounds(document_bounds, "--document-bounds")
         or settings.fd_document_bounds,
     }
-    with _clear_errors(), open_graph(settings) as graph:
+    with clear_errors(), open_graph(settings) as graph:
         rows = refit(graph, bounds)
     if not rows:
         console.print("The graph has no documents: no FD* bins.")
@@ -168,7 +150,7 @@ def fd_stats_command() -> None:
     from loaders.fd_stats import bin_stats
     from service.runtime import open_graph
 
-    with _clear_errors(), open_graph() as graph:
+    with clear_errors(), open_graph() as graph:
         rows = bin_stats(graph)
     if not rows:
         console.print("No FD* bins yet: ingest documents, or run `anchorgraph fd recompute`.")
@@ -197,10 +179,9 @@ def fd_authority(
         except ValueError:
             a_source = math.nan
         if not source_type or not math.isfinite(a_source) or a_source < 0:
-            err.print(f"[bold red]error:[/] expected SOURCE_TYPE=NUMBER >= 0, got {assignment!r}")
-            raise typer.Exit(2)
+            refuse(f"expected SOURCE_TYPE=NUMBER >= 0, got {assignment!r}")
         rows.append(SourceAuthority(source_type=source_type, a_source=a_source, reason="by hand"))
-    with _clear_errors(), open_graph() as graph:
+    with clear_errors(), open_graph() as graph:
         if rows:
             set_authorities(graph, rows)
         found = authorities(graph)
@@ -238,12 +219,10 @@ def fd_fit_authority(
     try:
         weights = [float(value) for value in lambdas.split(",") if value.strip()]
     except ValueError:
-        err.print(f"[bold red]error:[/] --lambdas takes numbers, got {lambdas!r}")
-        raise typer.Exit(2) from None
+        refuse(f"--lambdas takes numbers, got {lambdas!r}")
     if not weights or not all(0 < weight <= 1 for weight in weights):
-        err.print("[bold red]error:[/] every λ must be within (0, 1]")
-        raise typer.Exit(2)
-    with _clear_errors():
+        refuse("every λ must be within (0, 1]")
+    with clear_errors():
         report = run_fit(
             dataset,
             split,
@@ -323,7 +302,7 @@ def ingest(
     if classify_source_types is not None:
         update["classify_source_types"] = classify_source_types
     settings = settings.model_copy(update=update)
-    with _clear_errors():
+    with clear_errors():
         documents, skipped = read_all(settings, path, fmt=fmt, source_type=source_type)
         for item in skipped:
             err.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
@@ -415,7 +394,7 @@ def search_command(
         )
         err.print(f"[bold red]error:[/] {problems}")
         raise typer.Exit(2) from None
-    with _clear_errors(), open_search() as searcher:
+    with clear_errors(), open_search() as searcher:
         result = searcher(options)
     if as_json:
         console.print_json(result.model_dump_json())
@@ -488,7 +467,7 @@ def run(
         server = LocalNeo4j(settings)
         if not server.status().running:
             with (
-                _clear_errors(),
+                clear_errors(),
                 console.status("Starting Neo4j (the first start fetches its jars)"),
             ):
                 server.start()
@@ -586,7 +565,7 @@ def evaluate(
         keep_server=keep_server,
         wipe=wipe,
     )
-    with _clear_errors():
+    with clear_errors():
         try:
             _report, paths = run_eval(config, console)
         except (FileNotFoundError, ValueError) as error:
@@ -600,7 +579,7 @@ def _load_sample(settings: Settings) -> None:
     from service.ingestion import ingest_with_progress, read_all, sample_corpus
     from service.runtime import open_runtime
 
-    with _clear_errors():
+    with clear_errors():
         documents, _ = read_all(settings, sample_corpus())
         with open_runtime(settings, schema="apply") as runtime:
             stats = ingest_with_progress(runtime.ingestor, documents, console)

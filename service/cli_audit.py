@@ -8,16 +8,13 @@ stats``; ``coverage`` and ``blindness`` embed text, so they load the model and v
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
 from rich.table import Table
 
-from service.errors import AnchorgraphError
+from service.cli_output import clear_errors, console, refuse
 from service.settings import Settings
 
 if TYPE_CHECKING:  # heavy (scipy, numpy, the retrieval engine): imported inside the commands
@@ -30,29 +27,12 @@ audit_app = typer.Typer(
     "expert blindness; each prints a table and writes a PNG.",
 )
 
-console = Console()
-err = Console(stderr=True)
 
 DEFAULT_OUT = Path("benchmarks/out/audit")
 Out = Annotated[Path, typer.Option(help="Folder the PNG goes to.", file_okay=False)]
 AsJson = Annotated[
     bool, typer.Option("--json", help="Print the result as the /audit endpoint returns it.")
 ]
-
-
-@contextlib.contextmanager
-def _clear_errors() -> Iterator[None]:
-    """Our own errors end the command with their message, not a traceback."""
-    try:
-        yield
-    except AnchorgraphError as error:
-        err.print(f"[bold red]error:[/] {error}")
-        raise typer.Exit(1) from None
-
-
-def _refuse(message: str) -> None:
-    err.print(f"[bold red]error:[/] {message}")
-    raise typer.Exit(2)
 
 
 @audit_app.command("length")
@@ -66,8 +46,8 @@ def length(
     from service.runtime import open_graph
 
     if not 0 < alpha < 1:
-        _refuse(f"--alpha must be within (0, 1), got {alpha}")
-    with _clear_errors(), open_graph(Settings()) as graph:
+        refuse(f"--alpha must be within (0, 1), got {alpha}")
+    with clear_errors(), open_graph(Settings()) as graph:
         nodes = read_nodes(graph)
     audit = length_audit(nodes, alpha)
     png = plot_length(nodes, audit, out / "length.png")
@@ -90,7 +70,7 @@ def tiers(
     from service.audit import plot_tiers, read_nodes, tier_audit
     from service.runtime import open_graph
 
-    with _clear_errors(), open_graph(Settings()) as graph:
+    with clear_errors(), open_graph(Settings()) as graph:
         nodes = read_nodes(graph)
     audit = tier_audit(nodes, threshold)
     png = plot_tiers(nodes, audit, out / "tiers.png")
@@ -130,7 +110,7 @@ def coverage(
     from service.runtime import open_runtime
 
     settings = Settings()
-    with _clear_errors():
+    with clear_errors():
         texts = read_claims(claims, column)
         with (
             console.status(f"Loading {settings.embedding_model}, checking {len(texts)} claims"),
@@ -172,7 +152,7 @@ def blindness(
 
     settings = Settings()
     with (
-        _clear_errors(),
+        clear_errors(),
         console.status(f"Loading {settings.embedding_model}"),
         open_runtime(settings, schema="verify") as runtime,
     ):

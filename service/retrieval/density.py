@@ -6,9 +6,10 @@ statistics (``loaders/fd_stats.py``); FD* is computed here from them when a sear
 (``service.factual_density``), so it is always that of the corpus as it is now.
 
 * ``FdRerank`` (seed 000, §3, condition C): the top ``fd_pool`` hits scored again as
-  ``(1 − λ)·score + λ·FD*_rescaled``; with mode ``dense`` the score is the cosine and this is the
-  seed's pipeline (cosine top 20; the seed's λ = 0.5, ours 0.1 by default). Hits below the pool keep their order at
-  ``(1 − λ)·score``, as if their FD*_rescaled were 0, so they stay below every reranked hit.
+  ``(1 − λ)·score + λ·FD*_rescaled``; with mode ``dense`` the score is the cosine and this is
+  the seed's pipeline (cosine top 20; the seed's λ = 0.5, ours 0.1 by default). Hits below the
+  pool keep their order at ``(1 − λ)·score``, as if their FD*_rescaled were 0, so they stay
+  below every reranked hit.
 * ``FdSignal``: FD*_rescaled of every fused candidate becomes one more scored list of the fusion,
   normalised and weighted (``fd_weight``) like a path, so that it moves hits on the fusion's own
   scale; it finds no candidates of its own.

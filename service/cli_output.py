@@ -1,0 +1,32 @@
+"""What every ``anchorgraph`` command prints with: the consoles, and our errors as a message and
+an exit code instead of a traceback (shared by ``service.cli`` and ``service.cli_audit``)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from typing import NoReturn
+
+import typer
+from rich.console import Console
+
+from service.errors import AnchorgraphError
+
+console = Console()
+err = Console(stderr=True)
+
+
+@contextlib.contextmanager
+def clear_errors() -> Iterator[None]:
+    """Our own errors end the command with their message (exit 1), not a traceback."""
+    try:
+        yield
+    except AnchorgraphError as error:
+        err.print(f"[bold red]error:[/] {error}")
+        raise typer.Exit(1) from None
+
+
+def refuse(message: str) -> NoReturn:
+    """End the command for bad input it was given (exit 2, like a usage error)."""
+    err.print(f"[bold red]error:[/] {message}")
+    raise typer.Exit(2)
