@@ -72,15 +72,22 @@ def reviews(hits: list[Hit]) -> set[str]:
     }
 
 
+# Seed 000's condition C as the seed ran it: λ = 0.5, every a_source 1 (no tier is favoured, so
+# only density can lift the reviews). The default λ, 0.1, was chosen with fitted authorities on
+# SciFact and NFCorpus, where a_source carries the tiers (docs/benchmarks.md).
+SEED_LAMBDA = 0.5
+
+
 def test_fd_optimised_lifts_dense_reviews_that_cosine_misses(context: SearchContext) -> None:
     options = {"query": QUERY, "mode": Mode.DENSE, "level": "document", "k": 5}
     cosine = search(context, SearchOptions.model_validate(options))
-    optimised = search(context, SearchOptions.model_validate({**options, "fd_rerank": True}))
+    seed_c = {**options, "fd_rerank": True, "fd_lambda": SEED_LAMBDA}
+    optimised = search(context, SearchOptions.model_validate(seed_c))
     assert len(reviews(optimised.hits)) > len(reviews(cosine.hits))
     lifted = reviews(optimised.hits) - reviews(cosine.hits)
     assert lifted, "no review the FD*-optimised top 5 has is missing from cosine's"
 
-    audit = blindness_audit(context, QUERY)
+    audit = blindness_audit(context, QUERY, fd_lambda=SEED_LAMBDA)
     tops = {top.condition: top for top in audit.conditions}
     assert tops[Condition.COSINE].composition.get("systematic_review", 0) == len(
         reviews(cosine.hits)
