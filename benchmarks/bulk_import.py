@@ -304,7 +304,10 @@ class CsvGraph:
                 seen.unresolved.add(target)
                 self._node("Unresolved", "key", {"key": target})
             end = ("Unresolved", target)
-        properties = {key: link[key] for key in ("href", "anchor_text", "context", "fragment")}
+        properties = {
+            key: link[key]
+            for key in ("href", "anchor_text", "context", "fragment", "context_embedding")
+        }
         self._relationship("LINKS_TO", ("Chunk", link["chunk_id"]), end, properties)
 
     def _merge_contains(self, label: str, folder: str, child: str) -> None:
@@ -352,7 +355,7 @@ def _columns(properties: Mapping[str, Any], skip: str = "") -> Iterator[tuple[st
 
 def _cell(name: str, value: Any) -> tuple[str, str]:
     """The typed header column and the CSV text of one property value."""
-    if name == "embedding":  # db.create.set*VectorProperty stores float32
+    if name == "embedding" or name.endswith("_embedding"):  # set*VectorProperty: float32
         return f"{name}:float[]", ARRAY_DELIMITER.join(_FLOAT32 % x for x in value)
     if isinstance(value, bool):
         return f"{name}:boolean", "true" if value else "false"

@@ -53,6 +53,9 @@ class EmbeddedDocument:
     # The atomic claims of each chunk, in order (loaders.claims); empty: none were extracted, and
     # every chunk is written with no claims (n_claims 0, fd_raw 0.0).
     chunk_claims: Sequence[Sequence[Claim]] = ()
+    # One row per link of the chunks, in order: the embedding of its anchor context (the anchor
+    # text's sentence), which expansion validates a landing chunk against; None: not embedded.
+    link_vectors: Vectors | None = None
 
 
 def existing_hashes(graph: Graph, ids: Sequence[str]) -> dict[str, str]:
@@ -266,7 +269,8 @@ class TripleRow(TypedDict):
 
 
 class LinkRow(TypedDict):
-    """``create_links.cypher``: ``target`` is a document id or uri (or an outside URL)."""
+    """``create_links.cypher``: ``target`` is a document id or uri (or an outside URL);
+    ``context_embedding`` the anchor context's embedding (stored as float32), or None."""
 
     chunk_id: str
     target: str
@@ -274,6 +278,7 @@ class LinkRow(TypedDict):
     href: str
     anchor_text: str
     context: str
+    context_embedding: list[float] | None
 
 
 class ArrivalRow(TypedDict):
@@ -509,13 +514,17 @@ def _triple_rows(document: EmbeddedDocument) -> Iterable[TripleRow]:
 
 
 def _link_rows(document: EmbeddedDocument) -> Iterable[LinkRow]:
-    for chunk in document.chunks:
-        for link in chunk.links:
-            yield LinkRow(
-                chunk_id=chunk.id,
-                target=link.target_document,
-                fragment=link.fragment,
-                href=link.href,
-                anchor_text=link.anchor_text,
-                context=link.context,
-            )
+    links = [(chunk, link) for chunk in document.chunks for link in chunk.links]
+    vectors = document.link_vectors
+    if vectors is not None and len(vectors) != len(links):
+        raise ValueError(f"{document.source.id}: {len(vectors)} link vectors, {len(links)} links")
+    for at, (chunk, link) in enumerate(links):
+        yield LinkRow(
+            chunk_id=chunk.id,
+            target=link.target_document,
+            fragment=link.fragment,
+            href=link.href,
+            anchor_text=link.anchor_text,
+            context=link.context,
+            context_embedding=None if vectors is None else vectors[at].tolist(),
+        )

@@ -44,8 +44,9 @@ from service.text.terms import index_terms
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
 # 2: chunks carry their TF-IDF index terms; 3: documents their text; 4: entities' alias keys;
-# 5: chunks assert their atomic claims; chunks and documents carry fd_raw; 6: FD* length bins.
-PIPELINE_VERSION = "6"
+# 5: chunks assert their atomic claims; chunks and documents carry fd_raw; 6: FD* length bins;
+# 7: links carry their anchor context's embedding.
+PIPELINE_VERSION = "7"
 
 
 @dataclass
@@ -446,11 +447,19 @@ class Ingestor:
 
     def _embed(self, parsed: list[_Parsed], chunk_vectors: Vectors) -> list[EmbeddedDocument]:
         triple_vectors = self._vectors([t.text for p in parsed for t in p.triples])
+        # Each link's anchor context (its sentence; the anchor text where there is none).
+        link_vectors = self._vectors(
+            [link.context or link.anchor_text for p in parsed for c in p.chunks for link in c.links]
+        )
+        link_at = 0
         embedded: list[EmbeddedDocument] = []
         chunk_at = triple_at = 0
         for p in parsed:
             own_chunks = chunk_vectors[chunk_at : chunk_at + len(p.chunks)]
             own_triples = triple_vectors[triple_at : triple_at + len(p.triples)]
+            n_links = sum(len(c.links) for c in p.chunks)
+            own_links = link_vectors[link_at : link_at + n_links]
+            link_at += n_links
             chunk_at += len(p.chunks)
             triple_at += len(p.triples)
             embedded.append(
@@ -467,6 +476,7 @@ class Ingestor:
                     vector=document_vector(own_chunks),
                     chunk_vectors=own_chunks,
                     triple_vectors=own_triples,
+                    link_vectors=own_links,
                     chunk_claims=p.chunk_claims,
                 )
             )

@@ -360,6 +360,11 @@ def search_command(
     fd_weight: Annotated[
         float, typer.Option(help="FD* fused as a signal with this weight (hybrid mode); 0: off.")
     ] = 0.0,
+    expand: Annotated[
+        bool,
+        typer.Option(help="Follow the hits' hyperlinks and attach the chunks they validate."),
+    ] = False,
+    expand_depth: Annotated[int, typer.Option(help="Links followed from a hit, at most.")] = 2,
     explain: Annotated[
         bool, typer.Option(help="Show each path's raw and normalised score and share.")
     ] = False,
@@ -384,6 +389,8 @@ def search_command(
             fd_rerank=fd_rerank,
             fd_pool=fd_pool,
             fd_weight=fd_weight,
+            expand=expand,
+            expand_depth=expand_depth,
             filters=Filters(folders=folder or [], tags=tag or []),
             explain=explain or as_json,
             **({} if fd_lambda is None else {"fd_lambda": fd_lambda}),
@@ -420,6 +427,9 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
         if explain and hit.fd is not None:
             cell += "\n" + _fd_line(hit.fd)
         fd = "" if hit.fd is None or hit.fd.fd_star is None else f"{hit.fd.fd_star:+.2f}"
+        for s in hit.supporting:
+            path = " → ".join(f"“{step.anchor_text}”" for step in s.path)
+            cell += f"\n  ↳ {s.document_id} via {path} ({s.score:.3f})"
         table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, hit.document_id, cell)
     console.print(table)
     if result.entities:
@@ -427,6 +437,12 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
         console.print(f"entities: {names}")
     if result.feedback_documents:
         console.print(f"feedback from: {', '.join(result.feedback_documents)}")
+    if result.tokens is not None:
+        t = result.tokens
+        console.print(
+            f"tokens: {t.returned} returned, {t.without_expansion} without expansion, "
+            f"{t.parent_windows} with whole linked documents"
+        )
     console.print(f"{result.total_ms:.0f} ms, {result.round_trips} database round trips")
 
 

@@ -1,8 +1,10 @@
 // Hyperlinks found while chunking. The target is the linked chunk when the fragment names one of
 // its headings, else the linked document; a document not ingested yet is stood in for by
 // (:Unresolved {key}) until it arrives (resolve_unresolved.cypher), so ingest order never matters.
-// Parameters: $links (list of {chunk_id, target, fragment, href, anchor_text, context}).
-// Returns: nothing.
+// The anchor context's embedding (context_embedding, float32) is what expansion validates the
+// chunk a link lands on against (service/retrieval/expansion.py).
+// Parameters: $links (list of {chunk_id, target, fragment, href, anchor_text, context,
+// context_embedding (list of floats, or null)}). Returns: nothing.
 UNWIND $links AS row
 MATCH (c:Chunk {id: row.chunk_id})
 OPTIONAL CALL (row) {
@@ -17,18 +19,19 @@ OPTIONAL MATCH (d)-[:HAS_CHUNK]->(section:Chunk)
 WHERE row.fragment <> '' AND row.fragment IN section.heading_slugs
 WITH c, row, d, collect(section) AS sections
 WITH c, row, coalesce(head(sections), d) AS target
-CALL (c, row, target) {
-  WITH *
-  WHERE target IS NOT NULL
-  CREATE (c)-[:LINKS_TO {
-    href: row.href, anchor_text: row.anchor_text, context: row.context, fragment: row.fragment
-  }]->(target)
-}
-CALL (c, row, target) {
-  WITH *
+CALL (row, target) {
+  WITH row, target
   WHERE target IS NULL
   MERGE (u:Unresolved {key: row.target})
-  CREATE (c)-[:LINKS_TO {
-    href: row.href, anchor_text: row.anchor_text, context: row.context, fragment: row.fragment
-  }]->(u)
-};
+  RETURN u AS linked
+  UNION
+  WITH row, target
+  WHERE target IS NOT NULL
+  RETURN target AS linked
+}
+CREATE (c)-[link:LINKS_TO {
+  href: row.href, anchor_text: row.anchor_text, context: row.context, fragment: row.fragment
+}]->(linked)
+WITH link, row
+WHERE row.context_embedding IS NOT NULL
+CALL db.create.setRelationshipVectorProperty(link, 'context_embedding', row.context_embedding);

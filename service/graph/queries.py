@@ -64,6 +64,8 @@ class Query(StrEnum):
     AUDIT_CHUNK_IDS = "audit/chunk_ids"
     AUDIT_SAMPLE_CHUNKS = "audit/sample_chunks"
     AUDIT_DOCUMENT_COSINES = "audit/document_cosines"
+    # expand: the hyperlink expansion (service/retrieval/expansion.py)
+    EXPAND_LINKS_FROM = "expand/links_from"
     # search: query analysis, candidate paths, scoring (service/retrieval)
     DETECT_ENTITIES = "search/detect_entities"
     FILTERED_DOCUMENTS = "search/filtered_documents"

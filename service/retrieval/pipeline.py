@@ -13,9 +13,10 @@ import time
 
 from service.retrieval.context import RankingStage, SearchContext, SearchRun, Trace
 from service.retrieval.density import FdRerank, FdSignal
+from service.retrieval.expansion import Expand
 from service.retrieval.fd_read import level_of
 from service.retrieval.stages import Cut, Feedback, MultiSignal, fuse_candidates, hydrate, retrieve
-from service.retrieval.types import SearchOptions, SearchResult
+from service.retrieval.types import Hit, SearchOptions, SearchResult, TokenAccount
 
 __all__ = ["DEFAULT_STAGES", "SearchContext", "search"]
 
@@ -25,6 +26,7 @@ DEFAULT_STAGES: tuple[RankingStage, ...] = (
     MultiSignal(),
     FdRerank(),
     Cut(),
+    Expand(),
 )
 
 
@@ -51,7 +53,21 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
         identifiers=ranking.query.identifiers,
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
         feedback_documents=ranking.feedback_documents,
+        tokens=token_account(hits) if options.expand else None,
         timings=trace.timings,
         round_trips=trace.round_trips,
         total_ms=round((time.perf_counter() - started) * 1000, 3),
+    )
+
+
+def token_account(hits: list[Hit]) -> TokenAccount:
+    """Tokens of the hits with their supporting chunks, of the hits alone, and of the hits with
+    the whole text of every document the links reached (each counted once)."""
+    own = sum(hit.n_tokens for hit in {h.chunk_id: h for h in hits}.values())
+    supporting = {s.chunk_id: s for hit in hits for s in hit.supporting}
+    documents = {s.document_id: s.document_tokens for s in supporting.values()}
+    return TokenAccount(
+        returned=own + sum(s.n_tokens for s in supporting.values()),
+        without_expansion=own,
+        parent_windows=own + sum(documents.values()),
     )

@@ -48,6 +48,7 @@ from service.retrieval.types import (
     Retrieved,
     SearchOptions,
     Signals,
+    Supporting,
 )
 
 SINGLE_PATH_MODES = {Mode.DENSE, Mode.BM25, Mode.TFIDF}
@@ -387,11 +388,14 @@ class Cut:
 
 # --- hydrate -------------------------------------------------------------------------------------
 def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[Hit]:
-    """The hits with their documents' titles, their chunks' texts and the FD* (at ``level``)
-    of those no stage read it for (two round trips, one when every hit has its FD*)."""
+    """The hits (and their supporting chunks) with their documents' titles, their chunks' texts
+    and the FD* (at ``level``) of those no stage read it for (two round trips, one when every hit
+    has its FD*)."""
     if not ranked:
         return []
-    records = read(Query.HYDRATE_CHUNKS, {"chunk_ids": [hit.chunk_id for hit in ranked]})
+    supporting = [s.chunk_id for hit in ranked for s in hit.supporting]
+    chunk_ids = list(dict.fromkeys([hit.chunk_id for hit in ranked] + supporting))
+    records = read(Query.HYDRATE_CHUNKS, {"chunk_ids": chunk_ids})
     details = {record["chunk_id"]: record for record in records}
     fd = fd_scores(read, [hit.chunk_id for hit in ranked if hit.fd is None], level)
     hits: list[Hit] = []
@@ -409,6 +413,13 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
                 paths=hit.paths,
                 signals=hit.signals,
                 fd=hit.fd or fd.get(hit.chunk_id),
+                supporting=[_hydrated(s, details.get(s.chunk_id)) for s in hit.supporting],
             )
         )
     return hits
+
+
+def _hydrated(supporting: Supporting, detail: Row | None) -> Supporting:
+    if detail is None:
+        return supporting
+    return supporting.model_copy(update={"title": detail["title"], "text": detail["text"]})

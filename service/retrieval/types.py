@@ -192,6 +192,29 @@ class SearchOptions(BaseModel):
         "mode has signal_weights.fd instead.",
     )
 
+    expand: bool = Field(
+        False,
+        description="Follow the top hits' hyperlinks (LINKS_TO) and attach the linked chunks "
+        "that the anchor context validates, each with its link path and inherited score.",
+    )
+    expand_depth: int = Field(2, ge=1, le=3, description="Links followed from a hit, at most.")
+    expand_per_hit: int = Field(3, ge=1, le=20, description="Supporting chunks per hit, at most.")
+    expand_tokens: int = Field(
+        4000, ge=1, le=100_000, description="Tokens of supporting chunks per answer, at most."
+    )
+    expand_threshold: float = Field(
+        0.3,
+        ge=-1,
+        le=1,
+        description="Least cosine between a landing chunk and its link's anchor context.",
+    )
+    expand_decay: float = Field(0.8, gt=0, le=1, description="Score kept per further hop.")
+    expand_rank: bool = Field(
+        False,
+        description="Put supporting chunks into the ranking itself, by their inherited score "
+        "(for retrieval metrics), instead of only under their hit.",
+    )
+
     @model_validator(mode="after")
     def _consistent(self) -> SearchOptions:
         if self.k_over < self.k:
@@ -317,6 +340,7 @@ class Ranked:
     fd: FdScore | None = None
     # What lists other than the paths added to the fused score (FD*: density.FdSignal).
     signal_contributions: dict[str, float] = field(default_factory=dict)
+    supporting: list[Supporting] = field(default_factory=list)  # expansion.Expand
 
 
 @dataclass(frozen=True)
@@ -374,6 +398,50 @@ class FdScore(BaseModel):
     )
 
 
+class LinkHop(BaseModel):
+    """One link an expansion followed: from which chunk, its anchor text and where it landed."""
+
+    model_config = ConfigDict(frozen=True)
+
+    from_chunk_id: str
+    anchor_text: str
+    href: str
+    to_chunk_id: str
+    validation: float = Field(description="Cosine of the landing chunk and the anchor context.")
+    anchor_fd: float = Field(description="FD*_rescaled of the chunk the link leaves.")
+
+
+class Supporting(BaseModel):
+    """A chunk an expansion reached from a hit, with the path and the score it inherits
+    (``expansion.inherited_score``)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    chunk_id: str
+    document_id: str
+    title: str = ""
+    text: str = ""
+    n_tokens: int
+    document_tokens: int = Field(description="The whole linked document's length.")
+    hop: int
+    score: float = Field(description="parent score × validation × (0.5 + 0.5·anchor FD*) × decay")
+    parent_score: float
+    path: list[LinkHop]
+
+
+class TokenAccount(BaseModel):
+    """Tokens an answer returns, against the alternatives (hyperlink expansion)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    returned: int = Field(description="The hits' chunks and their supporting chunks.")
+    without_expansion: int = Field(description="The hits' chunks alone.")
+    parent_windows: int = Field(
+        description="The hits' chunks and the whole text of every document the links reached "
+        "(the naive strategy expansion replaces)."
+    )
+
+
 class Signals(BaseModel):
     """Multi-signal document scoring, every signal and its weighted contribution."""
 
@@ -428,6 +496,9 @@ class Hit(BaseModel):
     fd: FdScore | None = Field(
         None, description="Factual density FD* and what it added (None: the graph has no FD*)."
     )
+    supporting: list[Supporting] = Field(
+        default_factory=list, description="Chunks reached along its hyperlinks (expand)."
+    )
 
 
 class StageTiming(BaseModel):
@@ -454,6 +525,7 @@ class SearchResult(BaseModel):
         description="Documents whose embeddings moved the query vector (pseudo-relevance "
         "feedback); the dense paths' scores are against the moved vector.",
     )
+    tokens: TokenAccount | None = Field(None, description="With expand: tokens returned.")
     timings: list[StageTiming]
     round_trips: int
     total_ms: float

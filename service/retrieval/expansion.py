@@ -1,0 +1,200 @@
+"""Hyperlink expansion (seed 001's second pass): after the ranking, follow the top hits' links to
+the chunks they name, keep those the anchor context validates, and attach them to their hit.
+
+From each hit's chunk the ``LINKS_TO`` links are followed depth-first, up to ``expand_depth``
+links away, with **one visited registry for the whole answer**: each chunk is integrated once, by
+the first hit (in rank order) that reaches it, so cycles (A → B → A) end by themselves and no
+two hits carry the same supporting chunk. A link lands on the chunk it names (a fragment link
+on its heading's chunk) or, when it names a whole document, on that document's chunk closest to
+the anchor context; it is kept only when that chunk's cosine with the anchor context (the anchor
+text's sentence, embedded at ingest) reaches ``expand_threshold``. Budgets bound the answer:
+``expand_per_hit`` supporting chunks per hit and ``expand_tokens`` in all.
+
+A supporting chunk inherits (``inherited_score``)::
+
+    s(child) = s(parent) × max(0, cos(child, context)) × (½ + ½·FD*_rescaled(anchor)) × γ
+
+where the parent is the hit (or the supporting chunk one hop nearer), ``anchor`` the chunk
+holding the link, FD*_rescaled ∈ [0, 1] its factual density (``service.factual_density``), and
+γ = ``expand_decay`` per hop, so a chunk ``h`` links away keeps at most γ^h of its hit's score.
+The weight ``½ + ½·FD*_rescaled`` is increasing in FD* and never below ½: a link from a dense,
+well-sourced passage is trusted more, but a sparse one still leads somewhere (seed 000's future
+work: FD* as the anchor node's weight).
+
+The database is read once per level of the whole answer (``cypher/expand/links_from.cypher``):
+two round trips at the default depth, whatever the number of hits.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from service.factual_density import BinStats, fd_star, rescale
+from service.graph.gateway import Row
+from service.graph.queries import Query
+from service.retrieval.context import SearchRun
+from service.retrieval.types import LinkHop, Ranked, Ranking, SearchOptions, Supporting
+
+
+def inherited_score(parent: float, validation: float, anchor_fd: float, decay: float) -> float:
+    """``s(parent) × max(0, validation) × (½ + ½·anchor_fd) × decay`` (module docstring)."""
+    return parent * max(0.0, validation) * (0.5 + 0.5 * anchor_fd) * decay
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A link out of a chunk, as ``links_from.cypher`` gives it."""
+
+    source_id: str
+    href: str
+    anchor_text: str
+    landing_id: str
+    landing_document_id: str
+    landing_tokens: int
+    document_tokens: int
+    validation: float
+    anchor_fd: float  # FD*_rescaled of the source chunk
+
+    @classmethod
+    def of(cls, row: Row) -> Edge:
+        return cls(
+            source_id=row["source_id"],
+            href=row["href"] or "",
+            anchor_text=row["anchor_text"] or "",
+            landing_id=row["landing_id"],
+            landing_document_id=row["landing_document_id"],
+            landing_tokens=int(row["landing_tokens"] or 0),
+            document_tokens=int(row["document_tokens"] or 0),
+            validation=float(row["validation"]),
+            anchor_fd=_anchor_fd(row["source_fd"], float(row["a_max"])),
+        )
+
+
+def _anchor_fd(node: Mapping[str, Any], a_max: float) -> float:
+    """FD*_rescaled of a link's source chunk; 0.5 (the bin's mean) when it has no bin."""
+    if node["bin"] is None or node["n"] is None:
+        return rescale(0.0, float(node["a_source"]), a_max)
+    z = fd_star(float(node["fd_raw"]), BinStats(node["n"], node["total"], node["total_sq"]))
+    return rescale(z, float(node["a_source"]), a_max)
+
+
+@dataclass(frozen=True)
+class Budget:
+    depth: int
+    per_hit: int
+    tokens: int
+    threshold: float
+    decay: float
+
+    @classmethod
+    def of(cls, options: SearchOptions) -> Budget:
+        return cls(
+            depth=options.expand_depth,
+            per_hit=options.expand_per_hit,
+            tokens=options.expand_tokens,
+            threshold=options.expand_threshold,
+            decay=options.expand_decay,
+        )
+
+
+def expand(
+    hits: Sequence[tuple[str, float]], edges: Mapping[str, Sequence[Edge]], budget: Budget
+) -> list[list[Supporting]]:
+    """The supporting chunks of each hit (``(chunk_id, score)``, in rank order), by the rules of
+    the module docstring. Deterministic: a chunk's links are tried by descending validation,
+    then landing id; a node's valid links are claimed together, then the first is followed
+    deeper before the next (depth-first)."""
+    visited = {chunk_id for chunk_id, _ in hits}
+    tokens_left = budget.tokens
+    answer: list[list[Supporting]] = []
+    for chunk_id, score in hits:
+        found: list[Supporting] = []
+        stack: list[tuple[str, float, tuple[LinkHop, ...]]] = [(chunk_id, score, ())]
+        while stack and len(found) < budget.per_hit:
+            node, node_score, path = stack.pop()
+            if len(path) == budget.depth:
+                continue
+            claimed: list[tuple[str, float, tuple[LinkHop, ...]]] = []
+            for edge in _ordered(edges.get(node, ())):
+                if edge.landing_id in visited or edge.validation < budget.threshold:
+                    continue
+                if edge.landing_tokens > tokens_left or len(found) == budget.per_hit:
+                    continue
+                visited.add(edge.landing_id)
+                tokens_left -= edge.landing_tokens
+                hop = LinkHop(
+                    from_chunk_id=node,
+                    anchor_text=edge.anchor_text,
+                    href=edge.href,
+                    to_chunk_id=edge.landing_id,
+                    validation=edge.validation,
+                    anchor_fd=edge.anchor_fd,
+                )
+                child_score = inherited_score(
+                    node_score, edge.validation, edge.anchor_fd, budget.decay
+                )
+                found.append(
+                    Supporting(
+                        chunk_id=edge.landing_id,
+                        document_id=edge.landing_document_id,
+                        n_tokens=edge.landing_tokens,
+                        document_tokens=edge.document_tokens,
+                        hop=len(path) + 1,
+                        score=child_score,
+                        parent_score=node_score,
+                        path=[*path, hop],
+                    )
+                )
+                claimed.append((edge.landing_id, child_score, (*path, hop)))
+            stack.extend(reversed(claimed))  # the first claimed is followed first
+        answer.append(found)
+    return answer
+
+
+def _ordered(edges: Iterable[Edge]) -> list[Edge]:
+    return sorted(edges, key=lambda edge: (-edge.validation, edge.landing_id, edge.href))
+
+
+class Expand:
+    """The expansion stage: read the links level by level, then ``expand`` (module docstring)."""
+
+    name = "expand"
+
+    def wanted(self, options: SearchOptions) -> bool:
+        return options.expand
+
+    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
+        budget = Budget.of(run.options)
+        edges: dict[str, list[Edge]] = {}
+        frontier = list(dict.fromkeys(hit.chunk_id for hit in ranking.hits))
+        seen = set(frontier)
+        for _ in range(budget.depth):
+            if not frontier:
+                break
+            rows = run.trace.read(Query.EXPAND_LINKS_FROM, {"sources": frontier})
+            frontier = []
+            for edge in map(Edge.of, rows):
+                edges.setdefault(edge.source_id, []).append(edge)
+                if edge.validation >= budget.threshold and edge.landing_id not in seen:
+                    seen.add(edge.landing_id)
+                    frontier.append(edge.landing_id)
+        found = expand([(h.chunk_id, h.score) for h in ranking.hits], edges, budget)
+        hits = [replace(hit, supporting=s) for hit, s in zip(ranking.hits, found, strict=True)]
+        if run.options.expand_rank:
+            hits = _ranked_with_supporting(hits)
+        return replace(ranking, hits=hits)
+
+
+def _ranked_with_supporting(hits: list[Ranked]) -> list[Ranked]:
+    """The hits and their supporting chunks in one ranking, by score (a supporting chunk keeps
+    its place under its hit too)."""
+    extra = [
+        Ranked(chunk_id=s.chunk_id, document_id=s.document_id, score=s.score, paths={})
+        for hit in hits
+        for s in hit.supporting
+    ]
+    merged = hits + extra
+    merged.sort(key=lambda hit: -hit.score)  # stable: a hit stays before its ties
+    return merged

@@ -1,0 +1,146 @@
+"""Hyperlink expansion against the real server and model, on the sample corpus's links: links
+land where they should (a fragment on its heading's chunk, a document on its chunk closest to the
+anchor context), supporting chunks come with their path, budgets and one registry per answer
+hold, the output is deterministic, and the REST API and the CLI take the options."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+
+from loaders.entities import EntityExtractor
+from loaders.ingest import Ingestor
+from service.app import create_app
+from service.embedding import Embedder
+from service.graph.gateway import Graph
+from service.graph.queries import Query, cypher
+from service.ingestion import read_all, sample_corpus
+from service.retrieval.context import SearchContext
+from service.retrieval.pipeline import search
+from service.retrieval.types import SearchOptions, SearchResult
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+QUERY = "what happened in the Gallery 3 incident?"
+
+
+@pytest.fixture(scope="module")
+def context(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[SearchContext]:
+    graph.driver.execute_query(cypher(Query.DELETE_ALL))
+    documents, _ = read_all(settings, sample_corpus())
+    Ingestor(graph, embedder, EntityExtractor(None)).ingest(documents)
+    context = SearchContext(graph, embedder)
+    yield context
+    context.close()
+
+
+def expanded(context: SearchContext, **options: object) -> SearchResult:
+    return search(
+        context, SearchOptions.model_validate({"query": QUERY, "expand": True, **options})
+    )
+
+
+def test_every_link_carries_its_context_embedding(context: SearchContext, graph: Graph) -> None:
+    records = graph.driver.execute_query(
+        "MATCH ()-[l:LINKS_TO]->() RETURN count(l) AS links, "
+        "count(l.context_embedding) AS embedded, min(size(l.context_embedding)) AS dimension"
+    ).records
+    assert records[0]["links"] > 20 and records[0]["embedded"] == records[0]["links"]
+    assert records[0]["dimension"] == 384
+
+
+def test_links_land_on_the_heading_or_the_closest_chunk(
+    context: SearchContext, graph: Graph
+) -> None:
+    rows = graph.read(Query.EXPAND_LINKS_FROM, {"sources": ["timeline.md#0", "timeline.md#1"]})
+    by_href = {row["href"]: row for row in rows}
+    founding = by_href["people/helena-vasconcelos.md#founding-years"]
+    slugs = graph.driver.execute_query(
+        "MATCH (c:Chunk {id: $id}) RETURN c.heading_slugs AS slugs", id=founding["landing_id"]
+    ).records[0]["slugs"]
+    assert "founding-years" in slugs
+    # A link to a whole document lands on the chunk the anchor context is closest to.
+    for row in rows:
+        if "#" in row["href"]:
+            continue
+        cosines = graph.driver.execute_query(
+            "MATCH (s:Chunk {id: $source})-[l:LINKS_TO {href: $href}]->(:Document)"
+            "-[:HAS_CHUNK]->(c:Chunk) "
+            "RETURN c.id AS id, vector.similarity.cosine(c.embedding, l.context_embedding) AS s",
+            source=row["source_id"], href=row["href"],
+        ).records  # fmt: skip
+        best = max(cosines, key=lambda r: (r["s"], [-ord(ch) for ch in r["id"]]))
+        assert row["landing_id"] == best["id"]
+
+
+def test_supporting_chunks_with_their_paths_and_one_registry(context: SearchContext) -> None:
+    result = expanded(context, k=5)
+    supporting = [s for hit in result.hits for s in hit.supporting]
+    assert supporting, "the sample corpus's links gave no supporting chunk"
+    seen = [hit.chunk_id for hit in result.hits] + [s.chunk_id for s in supporting]
+    assert len(seen) == len(set(seen))  # every chunk once in the whole answer
+    for hit in result.hits:
+        assert len(hit.supporting) <= 3
+        for s in hit.supporting:
+            assert 1 <= s.hop == len(s.path) <= 2
+            assert s.path[0].from_chunk_id == hit.chunk_id
+            assert all(step.validation >= 0.3 and step.anchor_text for step in s.path)
+            assert s.text and s.title
+            assert s.score < s.parent_score <= hit.score
+    tokens = result.tokens
+    assert tokens is not None
+    assert tokens.without_expansion < tokens.returned < tokens.parent_windows
+
+
+def test_budgets_threshold_and_determinism(context: SearchContext) -> None:
+    first = expanded(context, k=5)
+    assert expanded(context, k=5).model_dump(exclude={"timings", "total_ms"}) == first.model_dump(
+        exclude={"timings", "total_ms"}
+    )
+    one = expanded(context, k=5, expand_per_hit=1, expand_depth=1)
+    assert all(len(hit.supporting) <= 1 for hit in one.hits)
+    assert all(s.hop == 1 for hit in one.hits for s in hit.supporting)
+    strict = expanded(context, k=5, expand_threshold=0.99)
+    assert not any(hit.supporting for hit in strict.hits)
+    small = expanded(context, k=5, expand_tokens=150)
+    assert sum(s.n_tokens for hit in small.hits for s in hit.supporting) <= 150
+
+
+def test_supporting_chunks_can_enter_the_ranking(context: SearchContext) -> None:
+    flat = search(context, SearchOptions(query=QUERY, k=5))
+    ranked = expanded(context, k=5, expand_rank=True)
+    supporting = {s.chunk_id for hit in ranked.hits for s in hit.supporting}
+    ids = [hit.chunk_id for hit in ranked.hits]
+    assert supporting <= set(ids) and len(ids) > len(flat.hits)
+    scores = [hit.score for hit in ranked.hits]
+    assert scores == sorted(scores, reverse=True)
+    # Without expand_rank the ranking is the flat one.
+    assert [h.chunk_id for h in expanded(context, k=5).hits] == [h.chunk_id for h in flat.hits]
+
+
+def test_rest_and_cli_expand(
+    settings: Settings, context: SearchContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with TestClient(create_app(settings)) as client:
+        response = client.post("/search", json={"query": QUERY, "expand": True, "k": 5})
+        assert response.status_code == 200, response.text
+        body = response.json()
+        assert body["tokens"]["returned"] > body["tokens"]["without_expansion"]
+        assert any(hit["supporting"] for hit in body["hits"])
+        bad = client.post("/search", json={"query": QUERY, "expand": True, "expand_depth": 9})
+        assert bad.status_code == 422
+
+    from typer.testing import CliRunner
+
+    from service.cli import app
+    from service.graph.driver import neo4j_auth
+
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    done = CliRunner().invoke(app, ["search", QUERY, "-k", "5", "--expand", "--json"])
+    assert done.exit_code == 0, done.output
+    assert any(hit["supporting"] for hit in json.loads(done.output)["hits"])
