@@ -69,6 +69,9 @@ class ConditionName(StrEnum):
     FD_RERANK = "fd-rerank"
     HYBRID_FD = "hybrid+fd"
     HYBRID_FD_RERANK = "hybrid+fd-rerank"
+    # ours: the hyperlink expansion, its supporting documents ranked (expand_rank)
+    HYBRID_EXPAND = "hybrid+expand"
+    COSINE_EXPAND = "cosine+expand"
     # ours: the hybrid with each normalisation × fusion, and RRF
     HYBRID_MIN_MAX_WEIGHTED_SUM = "hybrid:min_max:weighted_sum"
     HYBRID_MIN_MAX_MAX = "hybrid:min_max:max"
@@ -238,8 +241,12 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             options[key] = int(value)
         elif key in {"threshold", "feedback_weight", "fd_lambda", "fd_weight"}:
             options[key] = float(value)
-        elif key == "fd_rerank":
+        elif key in {"fd_rerank", "expand", "expand_rank"}:
             options[key] = _flag(value)
+        elif key in {"expand_depth", "expand_per_hit", "expand_tokens"}:
+            options[key] = int(value)
+        elif key in {"expand_threshold", "expand_decay"}:
+            options[key] = float(value)
         elif key == "mode":
             options[key] = Mode(value)
         elif key == "normalisation":
@@ -314,6 +321,13 @@ register(ConditionName.HYBRID_FD, Group.OURS)(
 )
 register(ConditionName.HYBRID_FD_RERANK, Group.OURS)(
     _ours(ConditionName.HYBRID_FD_RERANK, {"mode": Mode.HYBRID, "fd_rerank": True})
+)
+_EXPAND = {"expand": True, "expand_rank": True}
+register(ConditionName.HYBRID_EXPAND, Group.OURS)(
+    _ours(ConditionName.HYBRID_EXPAND, {"mode": Mode.HYBRID, **_EXPAND})
+)
+register(ConditionName.COSINE_EXPAND, Group.OURS)(
+    _ours(ConditionName.COSINE_EXPAND, {"mode": Mode.DENSE, **_EXPAND})
 )
 for _norm in (Normalisation.MIN_MAX, Normalisation.L2, Normalisation.Z_SCORE):
     for _fusion in (Fusion.WEIGHTED_SUM, Fusion.MAX, Fusion.MEAN):

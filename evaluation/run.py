@@ -45,6 +45,7 @@ from evaluation.report import (
 from service import (
     AnchorgraphError,
     IngestStats,
+    LinkReport,
     LocalNeo4j,
     Query,
     Runtime,
@@ -54,6 +55,7 @@ from service import (
     cypher,
     free_port,
     ingest_with_progress,
+    link_corpus,
     open_runtime,
     startup_objects_frozen,
 )
@@ -79,6 +81,7 @@ class EvalConfig:
     entities: bool = True  # spaCy NER and triples; False: gazetteer and identifier patterns
     title_in_text: bool = True
     classify_source_types: bool = True  # study designs as source types (FD*'s tiers)
+    link_titles: bool = False  # link mentions of other documents' titles (corpora without links)
     depth: int = conds.DEPTH
     neo4j_uri: str | None = None
     neo4j_home: Path | None = None  # default: EVAL_ROOT/<dataset>
@@ -370,12 +373,18 @@ def run(config: EvalConfig, console: Console) -> tuple[EvalReport, dict[str, Pat
         documents = source_documents(
             split, title_in_text=config.title_in_text, max_bytes=settings.max_document_bytes
         )
+        links: LinkReport | None = None
+        if config.link_titles:  # after the title joined the text: spans are in the final text
+            documents, links = link_corpus(documents)
+            console.print(links.summary())
         stats = prepare_graph(runtime, documents, may_wipe=ours, console=console)
         console.print(
             f"Graph ready: {stats.written} written, {stats.unchanged} unchanged "
             f"in {stats.seconds:.1f} s."
         )
         setup = _setup(config, runtime, stats) | graph_facts(runtime)
+        if links is not None:
+            setup["title_links"] = links.summary()
         resources = conds.Resources(split, runtime, settings.cache_dir / "eval", config.depth)
         with console.status("Building the conditions"):
             # The in-memory references embed the whole corpus once (then cached).

@@ -288,6 +288,8 @@ class Ingestor:
                 document.folder,
                 sorted(document.tags),
                 sorted(document.metadata.items()),
+                # Links a caller or the title linker added are content too.
+                [(link.href, link.start, link.end) for link in document.links],
             ],
             ensure_ascii=False,
         )

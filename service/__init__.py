@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from loaders.ingest import IngestStats
     from loaders.model import SourceDocument
     from loaders.read import read_beir_corpus
+    from loaders.title_links import LinkReport, link_corpus
     from service.app import create_app
     from service.embedding import Embedder, HashEmbedder
     from service.errors import AnchorgraphError, GraphUnavailable, InvalidInput
@@ -71,6 +72,8 @@ if TYPE_CHECKING:
 _LAZY = {
     "IngestStats": "loaders.ingest",
     "SourceAuthority": "loaders.fd_stats",
+    "LinkReport": "loaders.title_links",
+    "link_corpus": "loaders.title_links",
     "authorities": "loaders.fd_stats",
     "set_authorities": "loaders.fd_stats",
     "rescale": "service.factual_density",
@@ -143,6 +146,7 @@ __all__ = [
     "Hit",
     "IngestStats",
     "InvalidInput",
+    "LinkReport",
     "LocalNeo4j",
     "Mode",
     "Normalisation",
@@ -169,6 +173,7 @@ __all__ = [
     "free_port",
     "fuse",
     "ingest_with_progress",
+    "link_corpus",
     "multisignal_pool",
     "multisignal_ranking",
     "normalise",

@@ -274,6 +274,13 @@ def ingest(
         typer.Option(exists=True, help="JSON list of {name, type, aliases} entities to find."),
     ] = None,
     batch_size: Annotated[int, typer.Option(min=1, help="Documents per transaction.")] = 64,
+    link_titles: Annotated[
+        bool,
+        typer.Option(
+            help="Link each mention of another document's title (this run's and the graph's) "
+            "to that document: for corpora without links."
+        ),
+    ] = False,
     classify_source_types: Annotated[
         bool | None,
         typer.Option(
@@ -312,6 +319,14 @@ def ingest(
         with open_runtime(
             settings, schema="apply", gazetteer=gazetteer, batch_size=batch_size
         ) as runtime:
+            if link_titles:
+                from loaders.title_links import link_corpus
+                from service.graph.queries import Query
+
+                titles = runtime.graph.read(Query.DOCUMENT_TITLES)
+                known = {str(record["id"]): str(record["title"]) for record in titles}
+                documents, report = link_corpus(documents, known)
+                console.print(report.summary())
             stats = ingest_with_progress(runtime.ingestor, documents, console)
     console.print(
         f"{stats.documents} documents read: {stats.written} written, {stats.unchanged} unchanged; "
@@ -547,6 +562,13 @@ def evaluate(
             "source type, FD*'s tiers; BEIR corpora declare none."
         ),
     ] = True,
+    link_titles: Annotated[
+        bool,
+        typer.Option(
+            help="Link each mention of another document's title to it (corpora without "
+            "links, e.g. HotpotQA), for the expansion conditions."
+        ),
+    ] = False,
     neo4j_uri: Annotated[
         str | None,
         typer.Option(help="Evaluate on this server; default: a local Neo4j of its own."),
@@ -576,6 +598,7 @@ def evaluate(
         entities=entities,
         title_in_text=title_in_text,
         classify_source_types=classify_source_types,
+        link_titles=link_titles,
         neo4j_uri=neo4j_uri,
         neo4j_home=neo4j_home,
         keep_server=keep_server,

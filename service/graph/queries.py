@@ -96,6 +96,7 @@ class Query(StrEnum):
     # admin: the evaluation (evaluation/run.py, evaluation/tune.py)
     DOCUMENT_IDS = "admin/document_ids"
     DOCUMENT_SOURCE_TYPES = "admin/document_source_types"
+    DOCUMENT_TITLES = "admin/document_titles"
     GRAPH_COUNTS = "admin/graph_counts"
     DELETE_ALL_BATCHED = "admin/delete_all_batched"
     # health

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -144,3 +145,39 @@ def test_rest_and_cli_expand(
     done = CliRunner().invoke(app, ["search", QUERY, "-k", "5", "--expand", "--json"])
     assert done.exit_code == 0, done.output
     assert any(hit["supporting"] for hit in json.loads(done.output)["hits"])
+
+
+def test_ingest_links_titles_and_expansion_follows_them(
+    context: SearchContext, settings: Settings, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    # Runs last: it adds a folder of unlinked documents to the module's graph.
+    folder = tmp_path / "atlas"
+    folder.mkdir()
+    pages = {
+        "ostrava.md": ("Ostrava Lighthouse", "The Ostrava Lighthouse was built in 1911 by "
+                       "engineers from the Harbour Board of Velna."),
+        "board.md": ("Harbour Board of Velna", "The Harbour Board of Velna ran the port from "
+                     "1870 to 1960 and employed 400 pilots."),
+        "velna.md": ("Velna", "Velna is a port town. Its best-known landmark is the Ostrava "
+                     "Lighthouse."),
+    }  # fmt: skip
+    for name, (title, text) in pages.items():
+        (folder / name).write_text(f"---\ntitle: {title}\n---\n\n{text}\n")
+
+    from typer.testing import CliRunner
+
+    from service.cli import app
+    from service.graph.driver import neo4j_auth
+
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    done = CliRunner().invoke(app, ["ingest", str(folder), "--link-titles", "--threads", "1"])
+    assert done.exit_code == 0, done.output
+    assert "title links: 2 links in 2 of 3 documents" in done.output
+    atlas = {"document_ids": list(pages)}  # ids relative to the ingested folder
+    # k=1: a hit is never another hit's support, and all three would be hits.
+    options = SearchOptions(query="who built the lighthouse?", k=1, expand=True, filters=atlas)
+    first = search(context, options).hits[0]
+    assert first.document_id == "ostrava.md"
+    assert [s.document_id for s in first.supporting] == ["board.md"]
+    assert first.supporting[0].path[0].anchor_text == "Harbour Board of Velna"

@@ -70,6 +70,8 @@ def test_specs_expand_groups_and_keep_order() -> None:
         "fd-rerank",
         "hybrid+fd",
         "hybrid+fd-rerank",
+        "hybrid+expand",
+        "cosine+expand",
     ]
     assert "hybrid:z_score:mean" in expand(["fusions"])
     assert "hybrid:rrf" in expand(["fusions"])
