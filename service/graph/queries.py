@@ -81,6 +81,7 @@ class Query(StrEnum):
     FEEDBACK_VECTORS = "search/feedback_vectors"
     DOCUMENT_SIGNALS = "search/document_signals"
     HYDRATE_CHUNKS = "search/hydrate_chunks"
+    DOCUMENT_PRIORS = "search/document_priors"
     FIND_ENTITIES = "search/find_entities"
     # entities
     ENTITY_DOCUMENTS = "entities/entity_documents"

@@ -1,5 +1,5 @@
 """FD* in a search: each hit's factual density read from the graph, the FD*-optimised rerank,
-and FD* as a signal of the fusion.
+and (through ``priors``) FD* as a signal of the fusion.
 
 The graph holds each chunk's and document's ``fd_raw`` and length bin, and each bin's running
 statistics (``loaders/fd_stats.py``); FD* is computed here from them when a search reads it
@@ -10,9 +10,7 @@ statistics (``loaders/fd_stats.py``); FD* is computed here from them when a sear
   the seed's pipeline (cosine top 20; the seed's λ = 0.5, ours 0.1 by default). Hits below the
   pool keep their order at ``(1 − λ)·score``, as if their FD*_rescaled were 0, so they stay
   below every reranked hit.
-* ``FdSignal``: FD*_rescaled of every fused candidate becomes one more scored list of the fusion,
-  normalised and weighted (``fd_weight``) like a path, so that it moves hits on the fusion's own
-  scale; it finds no candidates of its own.
+* FD* as a signal of the fusion is one of the priors of ``priors.FusedPriors``.
 """
 
 from __future__ import annotations
@@ -23,10 +21,7 @@ from dataclasses import replace
 from service.factual_density import fd_blend
 from service.retrieval.context import SearchRun
 from service.retrieval.fd_read import fd_scores, level_of
-from service.retrieval.stages import rank_candidates
-from service.retrieval.types import FdScore, Mode, Ranked, Ranking, SearchOptions
-
-FD_SIGNAL = "fd"  # its name among the fused lists
+from service.retrieval.types import FdScore, Ranked, Ranking, SearchOptions
 
 
 class FdRerank:
@@ -64,43 +59,3 @@ def fd_reranked(
         )
     reranked.sort(key=lambda hit: (-hit.score, hit.chunk_id))
     return reranked + [replace(hit, score=fd_blend(hit.score, 0.0, weight)) for hit in tail]
-
-
-class FdSignal:
-    """FD* fused with the paths of a hybrid search (module docstring)."""
-
-    name = "fd signal"
-
-    def wanted(self, options: SearchOptions) -> bool:
-        return options.fd_weight > 0 and options.mode is Mode.HYBRID
-
-    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
-        options = run.options
-        # One chunk per candidate key: itself, or at document level one of the document's.
-        shown = _representatives(ranking, options)
-        scores = fd_scores(run.trace.read, list(shown.values()), level_of(options))
-        fd_of = {key: scores[chunk] for key, chunk in shown.items() if chunk in scores}
-        hits = rank_candidates(
-            ranking.found,
-            options,
-            signals={FD_SIGNAL: {key: fd.rescaled for key, fd in fd_of.items()}},
-            signal_weights={FD_SIGNAL: options.fd_weight},
-        )
-        return replace(ranking, hits=[_with_fd(hit, fd_of, options) for hit in hits])
-
-
-def _representatives(ranking: Ranking, options: SearchOptions) -> dict[str, str]:
-    shown: dict[str, str] = {}
-    for candidates in ranking.found.values():
-        for candidate in candidates:
-            key = candidate.document_id if options.document_level else candidate.chunk_id
-            shown.setdefault(key, candidate.chunk_id)
-    return shown
-
-
-def _with_fd(hit: Ranked, fd_of: Mapping[str, FdScore], options: SearchOptions) -> Ranked:
-    fd = fd_of.get(hit.document_id if options.document_level else hit.chunk_id)
-    if fd is None:
-        return hit
-    contribution = hit.signal_contributions.get(FD_SIGNAL, 0.0)
-    return replace(hit, fd=fd.model_copy(update={"contribution": contribution}))

@@ -12,9 +12,10 @@ from __future__ import annotations
 import time
 
 from service.retrieval.context import RankingStage, SearchContext, SearchRun, Trace
-from service.retrieval.density import FdRerank, FdSignal
+from service.retrieval.density import FdRerank
 from service.retrieval.expansion import Expand
 from service.retrieval.fd_read import level_of
+from service.retrieval.priors import FusedPriors
 from service.retrieval.stages import Cut, Feedback, MultiSignal, fuse_candidates, hydrate, retrieve
 from service.retrieval.types import Hit, SearchOptions, SearchResult, TokenAccount
 
@@ -22,7 +23,7 @@ __all__ = ["DEFAULT_STAGES", "SearchContext", "search"]
 
 DEFAULT_STAGES: tuple[RankingStage, ...] = (
     Feedback(),
-    FdSignal(),
+    FusedPriors(),
     MultiSignal(),
     FdRerank(),
     Cut(),

@@ -136,9 +136,10 @@ def rank_candidates(
 ) -> list[Ranked]:
     """The fused ranking of the paths' candidates (also what the tuning replay calls).
 
-    ``signals`` are more scored lists over the candidates' ids (FD*: ``density.FdSignal``),
-    normalised and fused like paths with ``signal_weights``; they add no candidates (an id no
-    path found is ignored), and each hit's share from them is in ``signal_contributions``."""
+    ``signals`` are more scored lists over the candidates' ids (the priors of
+    ``priors.FusedPriors``: FD*, PageRank), normalised and fused like paths with
+    ``signal_weights``; they add no candidates (an id no path found is ignored), and each hit's
+    share from them is in ``signal_contributions``."""
     keyed = _keyed(found, document_level=options.document_level)
     normalised = _normalised_by_path(keyed, options)
     extra = {
@@ -414,6 +415,7 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
                 signals=hit.signals,
                 fd=hit.fd or fd.get(hit.chunk_id),
                 supporting=[_hydrated(s, details.get(s.chunk_id)) for s in hit.supporting],
+                priors=hit.signal_contributions,
             )
         )
     return hits

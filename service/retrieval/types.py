@@ -215,6 +215,14 @@ class SearchOptions(BaseModel):
         "(for retrieval metrics), instead of only under their hit.",
     )
 
+    pagerank_weight: float = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="The documents' PageRank in the link graph as a prior of the fusion (hybrid "
+        "mode; `anchorgraph graph pagerank` computes it). 0: off.",
+    )
+
     @model_validator(mode="after")
     def _consistent(self) -> SearchOptions:
         if self.k_over < self.k:
@@ -228,6 +236,8 @@ class SearchOptions(BaseModel):
                 "feedback moves the query vector and re-runs the dense paths: "
                 "this search has no dense or doc_dense path"
             )
+        if self.pagerank_weight and self.mode is not Mode.HYBRID:
+            raise ValueError("pagerank_weight is a prior of the fusion: ask for mode 'hybrid'")
         if self.fd_weight and self.mode is not Mode.HYBRID:
             raise ValueError(
                 "fd_weight fuses FD* with the paths of a hybrid search; multisignal mode has "
@@ -338,7 +348,7 @@ class Ranked:
     paths: dict[str, PathScore]
     signals: Signals | None = None
     fd: FdScore | None = None
-    # What lists other than the paths added to the fused score (FD*: density.FdSignal).
+    # What lists other than the paths added to the fused score (the priors: priors.FusedPriors).
     signal_contributions: dict[str, float] = field(default_factory=dict)
     supporting: list[Supporting] = field(default_factory=list)  # expansion.Expand
 
@@ -498,6 +508,11 @@ class Hit(BaseModel):
     )
     supporting: list[Supporting] = Field(
         default_factory=list, description="Chunks reached along its hyperlinks (expand)."
+    )
+    priors: dict[str, float] = Field(
+        default_factory=dict,
+        description="What each prior fused with the paths (fd, pagerank) added to the score; "
+        "with the paths' contributions (explain) they add up to it.",
     )
 
 

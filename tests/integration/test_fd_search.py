@@ -109,3 +109,22 @@ def test_rest_search_takes_the_fd_options(settings: Settings, context: SearchCon
         assert bad.status_code == 422
         wrong_mode = client.post("/search", json={"query": "q", "mode": "dense", "fd_weight": 1})
         assert wrong_mode.status_code == 422
+
+
+def test_a_pagerank_prior_is_fused_and_explained(context: SearchContext, graph: Graph) -> None:
+    # As `anchorgraph graph pagerank` would leave it: here, the founder's biography on top.
+    graph.driver.execute_query(
+        "MATCH (d:Document) SET d.pagerank = CASE d.id WHEN $founder THEN 0.5 ELSE 0.01 END",
+        founder=FOUNDER,
+    )
+    try:
+        options = {"query": MUSEUM, "level": "document", "k": 10, "explain": True}
+        plain = search(context, SearchOptions(**options))
+        prior = search(context, SearchOptions(**options, pagerank_weight=1.0))
+        for hit in prior.hits:
+            parts = sum(p.contribution for p in hit.paths.values()) + sum(hit.priors.values())
+            assert parts == pytest.approx(hit.score) and "pagerank" in hit.priors
+        assert prior.hits[0].document_id == FOUNDER != plain.hits[0].document_id
+        assert not any(hit.priors for hit in plain.hits)
+    finally:
+        graph.driver.execute_query("MATCH (d:Document) REMOVE d.pagerank")

@@ -1,0 +1,84 @@
+"""Priors fused with the paths of a hybrid search: scores that say something about a candidate
+whatever the query, each entering the fusion as one more scored list (normalised and weighted
+like a path, ``stages.rank_candidates``'s ``signals``), so that it moves hits on the fusion's
+own scale and finds no candidates of its own:
+
+* ``fd`` (``fd_weight``): FD*_rescaled of the candidate, its chunk's at chunk level and its
+  document's at document level (``service.factual_density``; seed 000);
+* ``pagerank`` (``pagerank_weight``): the PageRank of the candidate's document in the link graph
+  (``anchorgraph graph pagerank`` writes it; ``service.link_graph``).
+
+A hit's FD* share is in its ``fd.contribution``; every prior's share in
+``signal_contributions``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import replace
+
+from service.graph.queries import Query
+from service.retrieval.context import SearchRun
+from service.retrieval.fd_read import fd_scores, level_of
+from service.retrieval.stages import rank_candidates
+from service.retrieval.types import FdScore, Mode, Ranked, Ranking, SearchOptions
+
+FD_SIGNAL = "fd"
+PAGERANK_SIGNAL = "pagerank"
+
+
+class FusedPriors:
+    """The priors of the module docstring, fused with the paths."""
+
+    name = "priors"
+
+    def wanted(self, options: SearchOptions) -> bool:
+        weighted = options.fd_weight > 0 or options.pagerank_weight > 0
+        return weighted and options.mode is Mode.HYBRID
+
+    def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
+        options = run.options
+        # One chunk per candidate key: itself, or at document level one of the document's.
+        shown = _representatives(ranking, options)
+        signals: dict[str, dict[str, float]] = {}
+        weights: dict[str, float] = {}
+        fd_of: dict[str, FdScore] = {}
+        if options.fd_weight > 0:
+            scores = fd_scores(run.trace.read, list(shown.values()), level_of(options))
+            fd_of = {key: scores[chunk] for key, chunk in shown.items() if chunk in scores}
+            signals[FD_SIGNAL] = {key: fd.rescaled for key, fd in fd_of.items()}
+            weights[FD_SIGNAL] = options.fd_weight
+        if options.pagerank_weight > 0:
+            signals[PAGERANK_SIGNAL] = _pageranks(run, ranking, options)
+            weights[PAGERANK_SIGNAL] = options.pagerank_weight
+        hits = rank_candidates(ranking.found, options, signals=signals, signal_weights=weights)
+        return replace(ranking, hits=[_with_fd(hit, fd_of, options) for hit in hits])
+
+
+def _pageranks(run: SearchRun, ranking: Ranking, options: SearchOptions) -> dict[str, float]:
+    """Candidate key → its document's PageRank."""
+    owner = {
+        (c.document_id if options.document_level else c.chunk_id): c.document_id
+        for candidates in ranking.found.values()
+        for c in candidates
+    }
+    rows = run.trace.read(Query.DOCUMENT_PRIORS, {"document_ids": sorted(set(owner.values()))})
+    pagerank = {row["document_id"]: float(row["pagerank"]) for row in rows}
+    return {key: pagerank.get(document, 0.0) for key, document in owner.items()}
+
+
+def _representatives(ranking: Ranking, options: SearchOptions) -> dict[str, str]:
+    shown: dict[str, str] = {}
+    for candidates in ranking.found.values():
+        for candidate in candidates:
+            key = candidate.document_id if options.document_level else candidate.chunk_id
+            shown.setdefault(key, candidate.chunk_id)
+    return shown
+
+
+def _with_fd(hit: Ranked, fd_of: Mapping[str, FdScore], options: SearchOptions) -> Ranked:
+    fd = fd_of.get(hit.document_id if options.document_level else hit.chunk_id)
+    if fd is None:
+        return hit
+    contribution = hit.signal_contributions.get(FD_SIGNAL, 0.0)
+    return replace(hit, fd=fd.model_copy(update={"contribution": contribution}))
