@@ -37,29 +37,28 @@ from evaluation.run import EvalConfig, eval_server
 from service import SchemaMode, SearchOptions, open_runtime, search
 
 K = 100
+Rankings = Mapping[str, Sequence[str]]
 
 
-def all_gold(
-    rankings: Mapping[str, Sequence[str]], split: BeirSplit, depth: int
-) -> dict[str, float]:
+def _gold_found(rankings: Rankings, split: BeirSplit, depth: int) -> dict[str, tuple[int, int]]:
+    """Per question: its relevant documents, and how many of them are in its top ``depth``."""
+    counts: dict[str, tuple[int, int]] = {}
+    for query_id, judged in split.qrels.items():
+        gold = {doc for doc, grade in judged.items() if grade > 0}
+        top = set(list(dict.fromkeys(rankings.get(query_id, [])))[:depth])
+        counts[query_id] = (len(gold), len(gold & top))
+    return counts
+
+
+def all_gold(rankings: Rankings, split: BeirSplit, depth: int) -> dict[str, float]:
     """1.0 for a question whose relevant documents are all in its top ``depth``, else 0.0."""
-    values: dict[str, float] = {}
-    for query_id, judged in split.qrels.items():
-        gold = {doc for doc, grade in judged.items() if grade > 0}
-        top = set(list(dict.fromkeys(rankings.get(query_id, [])))[:depth])
-        values[query_id] = float(gold <= top)
-    return values
+    counts = _gold_found(rankings, split, depth)
+    return {q: float(found == gold) for q, (gold, found) in counts.items()}
 
 
-def recall_at(
-    rankings: Mapping[str, Sequence[str]], split: BeirSplit, depth: int
-) -> dict[str, float]:
-    values: dict[str, float] = {}
-    for query_id, judged in split.qrels.items():
-        gold = {doc for doc, grade in judged.items() if grade > 0}
-        top = set(list(dict.fromkeys(rankings.get(query_id, [])))[:depth])
-        values[query_id] = len(gold & top) / len(gold) if gold else 0.0
-    return values
+def recall_at(rankings: Rankings, split: BeirSplit, depth: int) -> dict[str, float]:
+    counts = _gold_found(rankings, split, depth)
+    return {q: found / gold if gold else 0.0 for q, (gold, found) in counts.items()}
 
 
 def percentile(values: Sequence[float], q: float) -> float:
