@@ -167,8 +167,9 @@ class Expand:
 
     def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
         budget = Budget.of(run.options)
+        seeds = ranking.hits[: run.options.expand_top]
         edges: dict[str, list[Edge]] = {}
-        frontier = list(dict.fromkeys(hit.chunk_id for hit in ranking.hits))
+        frontier = list(dict.fromkeys(hit.chunk_id for hit in seeds))
         seen = set(frontier)
         for _ in range(budget.depth):
             if not frontier:
@@ -180,21 +181,30 @@ class Expand:
                 if edge.validation >= budget.threshold and edge.landing_id not in seen:
                     seen.add(edge.landing_id)
                     frontier.append(edge.landing_id)
-        found = expand([(h.chunk_id, h.score) for h in ranking.hits], edges, budget)
-        hits = [replace(hit, supporting=s) for hit, s in zip(ranking.hits, found, strict=True)]
+        found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
+        expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
+        hits = expanded + ranking.hits[len(seeds) :]
         if run.options.expand_rank:
-            hits = _ranked_with_supporting(hits)
+            hits = ranked_with_supporting(hits, document_level=run.options.document_level)
         return replace(ranking, hits=hits)
 
 
-def _ranked_with_supporting(hits: list[Ranked]) -> list[Ranked]:
-    """The hits and their supporting chunks in one ranking, by score (a supporting chunk keeps
-    its place under its hit too)."""
+def ranked_with_supporting(hits: list[Ranked], *, document_level: bool) -> list[Ranked]:
+    """The hits and their supporting chunks in one ranking by score, each chunk (or document,
+    at document level) once at the best score it has: a lower hit that a link reached moves up
+    to the score it inherits when that is higher (its explanation is then the supporting entry
+    under its parent); a supporting chunk keeps its place under its hit too."""
     extra = [
         Ranked(chunk_id=s.chunk_id, document_id=s.document_id, score=s.score, paths={})
         for hit in hits
         for s in hit.supporting
     ]
-    merged = hits + extra
+    best: dict[str, Ranked] = {}
+    for hit in hits + extra:
+        key = hit.document_id if document_level else hit.chunk_id
+        known = best.get(key)
+        if known is None or hit.score > known.score:
+            best[key] = hit
+    merged = list(best.values())
     merged.sort(key=lambda hit: -hit.score)  # stable: a hit stays before its ties
     return merged

@@ -198,6 +198,13 @@ class SearchOptions(BaseModel):
         "that the anchor context validates, each with its link path and inherited score.",
     )
     expand_depth: int = Field(2, ge=1, le=3, description="Links followed from a hit, at most.")
+    expand_top: int = Field(
+        10,
+        ge=1,
+        le=1000,
+        description="The top hits expansion starts from (the others may be "
+        "reached as supporting chunks).",
+    )
     expand_per_hit: int = Field(3, ge=1, le=20, description="Supporting chunks per hit, at most.")
     expand_tokens: int = Field(
         4000, ge=1, le=100_000, description="Tokens of supporting chunks per answer, at most."
