@@ -215,7 +215,7 @@ class SearchOptions(BaseModel):
         le=1,
         description="Least cosine between a landing chunk and its link's anchor context.",
     )
-    expand_decay: float = Field(0.8, gt=0, le=1, description="Score kept per further hop.")
+    expand_decay: float = Field(0.9, gt=0, le=1, description="Score kept per further hop.")
     expand_rank: bool = Field(
         False,
         description="Put supporting chunks into the ranking itself, by their inherited score "
@@ -441,7 +441,7 @@ class Supporting(BaseModel):
     n_tokens: int
     document_tokens: int = Field(description="The whole linked document's length.")
     hop: int
-    score: float = Field(description="parent score × validation × (0.5 + 0.5·anchor FD*) × decay")
+    score: float = Field(description="parent score × (0.5 + 0.5·anchor FD*) × decay")
     parent_score: float
     path: list[LinkHop]
 

@@ -39,11 +39,12 @@ def ids(found: list[list[object]]) -> list[list[str]]:
 
 
 def test_the_inherited_score_formula_and_its_monotonicity_in_fd() -> None:
-    assert inherited_score(0.8, 0.6, 1.0, 0.8) == pytest.approx(0.8 * 0.6 * 1.0 * 0.8)
-    assert inherited_score(0.8, 0.6, 0.0, 0.8) == pytest.approx(0.8 * 0.6 * 0.5 * 0.8)
-    scores = [inherited_score(0.8, 0.6, fd / 10, 0.8) for fd in range(11)]
+    assert inherited_score(0.8, 1.0, 0.9) == pytest.approx(0.8 * 1.0 * 0.9)
+    assert inherited_score(0.8, 0.0, 0.9) == pytest.approx(0.8 * 0.5 * 0.9)
+    scores = [inherited_score(0.8, fd / 10, 0.9) for fd in range(11)]
     assert scores == sorted(scores) and len(set(scores)) == 11  # strictly increasing in FD*
-    assert inherited_score(0.8, -0.2, 1.0, 0.8) == 0.0  # an opposed context gives nothing
+    with pytest.raises(ValueError, match="within"):
+        inherited_score(0.8, 1.5, 0.9)
 
 
 def test_a_cycle_ends_and_every_chunk_is_integrated_once() -> None:
@@ -85,8 +86,8 @@ def test_depth_first_and_scores_decay_per_hop() -> None:
     (found,) = expand([("a#0", 1.0)], links, BUDGET)
     assert [s.chunk_id for s in found] == ["b#0", "c#0", "d#0"]
     b, _, d = found
-    assert b.score == pytest.approx(inherited_score(1.0, 0.9, 0.5, 0.8))
-    assert d.score == pytest.approx(inherited_score(b.score, 0.7, 0.5, 0.8))
+    assert b.score == pytest.approx(inherited_score(1.0, 0.5, 0.8))
+    assert d.score == pytest.approx(inherited_score(b.score, 0.5, 0.8))
     assert d.parent_score == b.score and d.score < b.score
 
 
