@@ -21,8 +21,9 @@ score. The weight ``½ + ½·FD*_rescaled`` is increasing in FD* and never below
 dense, well-sourced passage is trusted more, but a sparse one still leads somewhere (seed 000's
 future work: FD* as the anchor node's weight). The validation cosine decides *whether* a chunk
 is kept, not how much it inherits: multiplying the score by it (or by its share above the
-threshold) ranked HotpotQA dev500's second-hop passages lower and cost NDCG@10 on the tune part
-(0.8425 flat: 0.843 × cos, 0.852 × (½ + ½·cos share), 0.865 gated; docs/benchmarks.md).
+threshold) ranked HotpotQA dev500's second-hop passages lower: NDCG@10 on its tune part, flat
+0.843; × cos 0.843 (γ 0.8) and 0.847 (γ 1); × (½ + ½·share above the threshold) 0.852 (γ 0.9);
+gated 0.865 (γ 0.9) and 0.866 (γ 1) (docs/benchmarks.md).
 
 The database is read once per level of the whole answer (``cypher/expand/links_from.cypher``):
 two round trips at the default depth, whatever the number of hits.
