@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api import audit, documents, health, search
+from service.api import audit, documents, graph, health, search
 from service.api.errors import install_error_handlers
 from service.graph.schema import SchemaMode
 from service.runtime import EmbedderFactory, default_embedder, open_runtime, startup_objects_frozen
@@ -50,4 +50,5 @@ def create_app(
     app.include_router(documents.router)
     app.include_router(search.router)
     app.include_router(audit.router)
+    app.include_router(graph.router)
     return app

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from service.cli_audit import audit_app
+from service.cli_graph import graph_app
 from service.cli_output import clear_errors, console, err, refuse
 from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
@@ -30,6 +31,7 @@ app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
 app.add_typer(fd_app, name="fd")
 app.add_typer(audit_app, name="audit")
+app.add_typer(graph_app, name="graph")
 
 
 def _local(settings: Settings) -> LocalNeo4j:

@@ -85,6 +85,10 @@ class Query(StrEnum):
     FIND_ENTITIES = "search/find_entities"
     # entities
     ENTITY_DOCUMENTS = "entities/entity_documents"
+    # graph: the document link graph, PageRank, neighbourhoods (service/link_graph.py, api/graph)
+    GRAPH_DOCUMENT_LINKS = "graph/document_links"
+    GRAPH_SET_PAGERANK = "graph/set_pagerank"
+    GRAPH_NEIGHBOURHOOD = "graph/neighbourhood"
     # documents: REST reads
     GET_DOCUMENT = "documents/get_document"
     LIST_DOCUMENTS = "documents/list_documents"

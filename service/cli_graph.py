@@ -1,0 +1,92 @@
+"""``anchorgraph graph``: the document link graph in networkx (``service.link_graph``), exported
+as GraphML, and PageRank over it stored as a document prior that fusion may use.
+
+Both read the graph alone (``open_graph``): no model, no schema check, like ``anchorgraph fd``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from service.cli_output import clear_errors, console, refuse
+from service.settings import Settings
+
+if TYPE_CHECKING:  # networkx and the Cypher catalogue: imported inside the commands
+    from service.link_graph import PageRankSummary
+
+graph_app = typer.Typer(
+    no_args_is_help=True,
+    help="The document link graph: export it as GraphML, or store its PageRank as a prior.",
+)
+
+
+@graph_app.command("export")
+def export(
+    out: Annotated[
+        Path, typer.Argument(dir_okay=False, help="The GraphML file to write, e.g. links.graphml.")
+    ],
+) -> None:
+    """Write the document link graph as GraphML: a node per document (title), an edge per
+    linked pair of documents (weight = links)."""
+    from service.link_graph import export_graphml, read_link_graph
+    from service.runtime import open_graph
+
+    with clear_errors(), open_graph(Settings()) as graph:
+        digraph = read_link_graph(graph)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    export_graphml(digraph, out)
+    links = int(digraph.size(weight="weight"))
+    console.print(
+        f"{digraph.number_of_nodes()} documents, {digraph.number_of_edges()} linked pairs "
+        f"({links} links) → {out}"
+    )
+
+
+@graph_app.command("pagerank")
+def pagerank(
+    damping: Annotated[
+        float, typer.Option(help="Damping factor d, within (0, 1): the chance to follow a link.")
+    ] = 0.85,
+    write: Annotated[
+        bool,
+        typer.Option(
+            "--write/--no-write", help="Store d.pagerank and d.pagerank_rank (default), or not."
+        ),
+    ] = True,
+) -> None:
+    """PageRank over the document link graph (weighted by links; a document without links out
+    spreads its score over all): prints the top 10 and stores each document's score and rank."""
+    from service.link_graph import run_pagerank
+    from service.runtime import open_graph
+
+    if not 0 < damping < 1:
+        refuse(f"--damping must be within (0, 1), got {damping}")
+    with clear_errors(), open_graph(Settings()) as graph:
+        summary = run_pagerank(graph, damping, write=write)
+    _print_pagerank(summary)
+    if write:
+        console.print(f"prior stored on {summary.written} documents (d.pagerank, d.pagerank_rank)")
+    else:
+        console.print("--no-write: nothing stored")
+
+
+def _print_pagerank(summary: PageRankSummary) -> None:
+    table = Table(
+        title=f"PageRank, d = {summary.damping}: the top {len(summary.top)} of "
+        f"{summary.documents} documents",
+        caption=f"{summary.links} links between {summary.edges} pairs of documents, "
+        f"{summary.dangling} documents without links out; stopped at an L1 change below "
+        f"{summary.documents} × {summary.tolerance:g} (at most {summary.max_iterations} "
+        "iterations)",
+    )
+    for column in ("rank", "score", "links in"):
+        table.add_column(column, justify="right")
+    table.add_column("document")
+    table.add_column("title")
+    for row in summary.top:
+        table.add_row(str(row.rank), f"{row.score:.5f}", str(row.in_links), row.id, row.title)
+    console.print(table)
