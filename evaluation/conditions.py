@@ -239,7 +239,7 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             options[key] = dict(_pairs(value))
         elif key in {"k_over", "rrf_k", "feedback", "fd_pool"}:
             options[key] = int(value)
-        elif key in {"threshold", "feedback_weight", "fd_lambda", "fd_weight"}:
+        elif key in {"threshold", "feedback_weight", "fd_lambda", "fd_weight", "pagerank_weight"}:
             options[key] = float(value)
         elif key in {"fd_rerank", "expand", "expand_rank"}:
             options[key] = _flag(value)
