@@ -7,7 +7,8 @@
 // Parameters: $sources (chunk ids).
 // Returns: source_id, href, anchor_text, landing_id, landing_document_id, landing_tokens,
 // document_tokens (the linked document's whole length), validation (cosine, -1..1),
-// source_fd (map: fd_raw, bin, n, total, total_sq, source_type, a_source), a_max.
+// source_fd (map as fd_inputs.cypher's chunk map: fd_raw, n_tokens, n_claims, bin, n, total,
+// total_sq; with source_type and a_source), a_max.
 CALL () {
   OPTIONAL MATCH (top:SourceAuthority)
   RETURN CASE WHEN max(top.a_source) > 1.0 THEN max(top.a_source) ELSE 1.0 END AS a_max
@@ -34,7 +35,8 @@ RETURN s.id AS source_id, l.href AS href, l.anchor_text AS anchor_text,
        landing.id AS landing_id, ld.id AS landing_document_id,
        landing.n_tokens AS landing_tokens, ld.n_tokens AS document_tokens,
        2 * vector.similarity.cosine(landing.embedding, l.context_embedding) - 1 AS validation,
-       {fd_raw: coalesce(s.fd_raw, 0.0), bin: s.length_bin, n: bin.n, total: bin.total,
+       {fd_raw: coalesce(s.fd_raw, 0.0), n_tokens: s.n_tokens, n_claims: coalesce(s.n_claims, 0),
+        bin: s.length_bin, n: bin.n, total: bin.total,
         total_sq: bin.total_sq, source_type: coalesce(sd.source_type, ''),
         a_source: coalesce(authority.a_source, 1.0)} AS source_fd,
        a_max

@@ -35,10 +35,10 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from service.factual_density import BinStats, fd_star, rescale
 from service.graph.gateway import Row
 from service.graph.queries import Query
 from service.retrieval.context import SearchRun
+from service.retrieval.fd_read import fd_score
 from service.retrieval.types import LinkHop, Ranked, Ranking, SearchOptions, Supporting
 
 
@@ -83,11 +83,9 @@ class Edge:
 
 
 def _anchor_fd(node: Mapping[str, Any], a_max: float) -> float:
-    """FD*_rescaled of a link's source chunk; 0.5 (the bin's mean) when it has no bin."""
-    if node["bin"] is None or node["n"] is None:
-        return rescale(0.0, float(node["a_source"]), a_max)
-    z = fd_star(float(node["fd_raw"]), BinStats(node["n"], node["total"], node["total_sq"]))
-    return rescale(z, float(node["a_source"]), a_max)
+    """FD*_rescaled of a link's source chunk, as every hit's is computed (``fd_read``)."""
+    source_type, a_source = str(node["source_type"]), float(node["a_source"])
+    return fd_score(node, "chunk", source_type, a_source, a_max).rescaled
 
 
 @dataclass(frozen=True)
