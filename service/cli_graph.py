@@ -1,7 +1,9 @@
 """``anchorgraph graph``: the document link graph in networkx (``service.link_graph``), exported
-as GraphML, and PageRank over it stored as a document prior that fusion may use.
+as GraphML, and PageRank over it stored as a document prior that fusion may use; and title links
+made over an existing graph (``loaders.title_pass``).
 
-Both read the graph alone (``open_graph``): no model, no schema check, like ``anchorgraph fd``.
+``export`` and ``pagerank`` read the graph alone (``open_graph``): no model, no schema check, like
+``anchorgraph fd``; ``link-titles`` embeds link contexts, so it opens the whole runtime.
 """
 
 from __future__ import annotations
@@ -44,6 +46,34 @@ def export(
         f"{digraph.number_of_nodes()} documents, {digraph.number_of_edges()} linked pairs "
         f"({links} links) → {out}"
     )
+
+
+@graph_app.command("link-titles")
+def link_titles(
+    remove: Annotated[
+        bool, typer.Option("--remove", help="Only delete the title links, make none.")
+    ] = False,
+) -> None:
+    """Link every mention of another document's title in the graph, as `ingest --link-titles`
+    does, without ingesting again: earlier title links are replaced, written links kept."""
+    from rich.progress import Progress
+
+    from loaders.title_pass import link_titles_in_graph
+    from service.runtime import open_runtime
+
+    with (
+        clear_errors(),
+        open_runtime(Settings(), schema="apply") as runtime,
+        Progress(console=console, transient=True) as bar,
+    ):
+        task = bar.add_task("relinking documents", total=None)
+        report = link_titles_in_graph(
+            runtime.graph,
+            runtime.embedder,
+            remove_only=remove,
+            progress=lambda done, total: bar.update(task, completed=done, total=total),
+        )
+    console.print(report.summary())
 
 
 @graph_app.command("pagerank")

@@ -66,6 +66,9 @@ class Query(StrEnum):
     AUDIT_DOCUMENT_COSINES = "audit/document_cosines"
     # expand: the hyperlink expansion (service/retrieval/expansion.py)
     EXPAND_LINKS_FROM = "expand/links_from"
+    # links: the title-link pass over an existing graph (loaders/title_pass.py)
+    TITLE_PASS_DOCUMENTS = "links/title_pass_documents"
+    DELETE_TITLE_LINKS = "links/delete_title_links"
     # search: query analysis, candidate paths, scoring (service/retrieval)
     DETECT_ENTITIES = "search/detect_entities"
     FILTERED_DOCUMENTS = "search/filtered_documents"

@@ -1,0 +1,133 @@
+"""The title-link pass over an existing graph (``anchorgraph graph link-titles``), against the real
+server and model: it makes the links ``ingest --link-titles`` makes, keeps written links (and
+their anchors) winning, replaces its own links when run again, and ``--remove`` takes them out."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from loaders.entities import EntityExtractor
+from loaders.ingest import Ingestor
+from loaders.model import SourceDocument
+from loaders.title_links import TITLE_LINK_MARK, link_corpus
+from loaders.title_pass import link_titles_in_graph
+from service.embedding import Embedder
+from service.graph.gateway import Graph
+from service.graph.queries import Query, cypher
+from service.ingestion import read_all, sample_corpus
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+PAGES = {
+    "ostrava.md": (
+        "Ostrava Lighthouse",
+        "The Ostrava Lighthouse was built in 1911 by engineers from the Harbour Board of Velna.",
+    ),
+    "board.md": (
+        "Harbour Board of Velna",
+        "The Harbour Board of Velna ran the port from 1870 to 1960 and employed 400 pilots.",
+    ),
+    # A written link whose anchor is a title: the title linker must leave it alone, and link
+    # the other title mentioned.
+    "velna.md": (
+        "Velna",
+        "Velna is a port town run by the [Harbour Board of Velna](board.md). Its best-known "
+        "landmark is the Ostrava Lighthouse.",
+    ),
+}
+
+Link = tuple[str, str, str, str, str, str, bool]
+
+
+def links(graph: Graph) -> set[Link]:
+    """Every link out of a chunk: chunk, href, anchor, context, fragment, target, embedded."""
+    records = graph.driver.execute_query(
+        "MATCH (c:Chunk)-[l:LINKS_TO]->(t) "
+        "RETURN c.id AS chunk, l.href AS href, l.anchor_text AS anchor, l.context AS context, "
+        "l.fragment AS fragment, coalesce(t.id, t.key) AS target, "
+        "l.context_embedding IS NOT NULL AS embedded"
+    ).records
+    return {tuple(record.values()) for record in records}  # type: ignore[misc]
+
+
+def title_links(graph: Graph) -> set[Link]:
+    return {link for link in links(graph) if link[1].endswith(TITLE_LINK_MARK)}
+
+
+@pytest.fixture(scope="module")
+def corpus(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> list[SourceDocument]:
+    folder: Path = tmp_path_factory.mktemp("atlas")
+    for name, (title, text) in PAGES.items():
+        (folder / name).write_text(f"---\ntitle: {title}\n---\n\n{text}\n")
+    sample, _ = read_all(settings, sample_corpus())
+    atlas, _ = read_all(settings, folder)
+    return [*sample, *atlas]
+
+
+def ingest(graph: Graph, embedder: Embedder, documents: list[SourceDocument]) -> None:
+    graph.driver.execute_query(cypher(Query.DELETE_ALL))
+    Ingestor(graph, embedder, EntityExtractor(None)).ingest(documents)
+
+
+@pytest.fixture(scope="module")
+def at_ingest(graph: Graph, embedder: Embedder, corpus: list[SourceDocument]) -> set[Link]:
+    """The links of the corpus ingested with title linking (``ingest --link-titles``)."""
+    linked, _ = link_corpus(corpus)
+    ingest(graph, embedder, linked)
+    return links(graph)
+
+
+def test_the_pass_makes_the_links_ingest_makes(
+    graph: Graph, embedder: Embedder, corpus: list[SourceDocument], at_ingest: set[Link]
+) -> None:
+    ingest(graph, embedder, corpus)
+    written = links(graph)
+    assert not title_links(graph)
+    report = link_titles_in_graph(graph, embedder)
+    made = title_links(graph)
+    assert links(graph) == at_ingest
+    assert links(graph) - made == written  # written links untouched
+    assert report.linking.links_made == report.links_written == len(made) > 0
+    assert report.links_removed == 0
+    assert all(link[6] for link in made)  # every context embedded, for validation
+
+
+def test_written_links_win_over_title_mentions(graph: Graph, at_ingest: set[Link]) -> None:
+    from_velna = {(link[2], link[5], link[1].endswith(TITLE_LINK_MARK)) for link in at_ingest}
+    assert ("Harbour Board of Velna", "board.md", False) in from_velna  # the written one
+    assert ("Ostrava Lighthouse", "ostrava.md", True) in from_velna
+    # The written link's target is linked once: no title link to it from velna.md.
+    velna = {link for link in title_links(graph) if link[0].startswith("velna.md")}
+    assert {link[5] for link in velna} == {"ostrava.md"}
+
+
+def test_run_again_replaces_and_remove_takes_out(graph: Graph, embedder: Embedder) -> None:
+    before = links(graph)
+    made = title_links(graph)
+    again = link_titles_in_graph(graph, embedder)
+    assert links(graph) == before
+    assert again.links_removed == again.links_written == len(made)
+
+    removed = link_titles_in_graph(graph, embedder, remove_only=True)
+    assert removed.links_removed == len(made) and removed.links_written == 0
+    assert links(graph) == before - made
+
+
+def test_cli_link_titles(
+    graph: Graph, settings: Settings, monkeypatch: pytest.MonkeyPatch, at_ingest: set[Link]
+) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+    from service.graph.driver import neo4j_auth
+
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    done = CliRunner().invoke(app, ["graph", "link-titles"])
+    assert done.exit_code == 0, done.output
+    made = len(title_links(graph))
+    assert f"title links: {made} links in" in done.output
+    assert links(graph) == at_ingest
