@@ -25,8 +25,8 @@ threshold) ranked HotpotQA dev500's second-hop passages lower: NDCG@10 on its tu
 0.843; × cos 0.843 (γ 0.8) and 0.847 (γ 1); × (½ + ½·share above the threshold) 0.852 (γ 0.9);
 gated 0.865 (γ 0.9) and 0.866 (γ 1) (docs/benchmarks.md).
 
-The database is read once per level of the whole answer (``cypher/expand/links_from.cypher``):
-two round trips at the default depth, whatever the number of hits.
+The database is read once for the whole answer, whatever the depth and the number of hits
+(``cypher/expand/links_reached.cypher`` computes the levels inside one statement).
 """
 
 from __future__ import annotations
@@ -55,7 +55,7 @@ def inherited_score(parent: float, anchor_fd: float, decay: float) -> float:
 
 @dataclass(frozen=True)
 class Edge:
-    """A link out of a chunk, as ``links_from.cypher`` gives it."""
+    """A link out of a chunk, as ``links_reached.cypher`` gives it."""
 
     source_id: str
     href: str
@@ -164,7 +164,7 @@ def _ordered(edges: Iterable[Edge]) -> list[Edge]:
 
 
 class Expand:
-    """The expansion stage: read the links level by level, then ``expand`` (module docstring)."""
+    """The expansion stage: read the links the hits reach, then ``expand`` (module docstring)."""
 
     name = "expand"
 
@@ -174,19 +174,14 @@ class Expand:
     def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
         budget = Budget.of(run.options)
         seeds = ranking.hits[: run.options.expand_top]
+        sources = list(dict.fromkeys(hit.chunk_id for hit in seeds))
+        rows = run.trace.read(
+            Query.EXPAND_LINKS,
+            {"sources": sources, "depth": budget.depth, "threshold": budget.threshold},
+        )
         edges: dict[str, list[Edge]] = {}
-        frontier = list(dict.fromkeys(hit.chunk_id for hit in seeds))
-        seen = set(frontier)
-        for _ in range(budget.depth):
-            if not frontier:
-                break
-            rows = run.trace.read(Query.EXPAND_LINKS_FROM, {"sources": frontier})
-            frontier = []
-            for edge in map(Edge.of, rows):
-                edges.setdefault(edge.source_id, []).append(edge)
-                if edge.validation >= budget.threshold and edge.landing_id not in seen:
-                    seen.add(edge.landing_id)
-                    frontier.append(edge.landing_id)
+        for edge in map(Edge.of, rows):
+            edges.setdefault(edge.source_id, []).append(edge)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]

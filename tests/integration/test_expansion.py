@@ -16,7 +16,7 @@ from loaders.entities import EntityExtractor
 from loaders.ingest import Ingestor
 from service.app import create_app
 from service.embedding import Embedder
-from service.graph.gateway import Graph
+from service.graph.gateway import Graph, Row
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus
 from service.retrieval.context import SearchContext
@@ -57,7 +57,10 @@ def test_every_link_carries_its_context_embedding(context: SearchContext, graph:
 def test_links_land_on_the_heading_or_the_closest_chunk(
     context: SearchContext, graph: Graph
 ) -> None:
-    rows = graph.read(Query.EXPAND_LINKS_FROM, {"sources": ["timeline.md#0", "timeline.md#1"]})
+    rows = graph.read(
+        Query.EXPAND_LINKS,
+        {"sources": ["timeline.md#0", "timeline.md#1"], "depth": 1, "threshold": -1.0},
+    )
     by_href = {row["href"]: row for row in rows}
     founding = by_href["people/helena-vasconcelos.md#founding-years"]
     slugs = graph.driver.execute_query(
@@ -76,6 +79,28 @@ def test_links_land_on_the_heading_or_the_closest_chunk(
         ).records  # fmt: skip
         best = max(cosines, key=lambda r: (r["s"], [-ord(ch) for ch in r["id"]]))
         assert row["landing_id"] == best["id"]
+
+
+@pytest.mark.parametrize("threshold", [-1.0, 0.3])
+def test_one_read_follows_the_levels_above_the_threshold(
+    context: SearchContext, graph: Graph, threshold: float
+) -> None:
+    sources = ["timeline.md#0", "timeline.md#1"]
+
+    def reached(depth: int) -> list[Row]:
+        parameters = {"sources": sources, "depth": depth, "threshold": threshold}
+        return graph.read(Query.EXPAND_LINKS, parameters)
+
+    first, both = reached(1), reached(2)
+    assert {row["source_id"] for row in first} <= set(sources)
+    valid = {row["landing_id"] for row in first if row["validation"] >= threshold} - set(sources)
+    second = [row for row in both if row["source_id"] not in sources]
+    assert second  # the sample corpus's landings link on
+    assert {row["source_id"] for row in second} <= valid
+    assert [row for row in both if row["source_id"] in sources] == first
+    # Each reached chunk's links come once, however many links landed on it.
+    keys = [(row["source_id"], row["landing_id"], row["href"]) for row in both]
+    assert len(keys) == len(set(keys))
 
 
 def test_supporting_chunks_with_their_paths_and_one_registry(context: SearchContext) -> None:
