@@ -245,7 +245,7 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             options[key] = _flag(value)
         elif key in {"expand_depth", "expand_per_hit", "expand_tokens"}:
             options[key] = int(value)
-        elif key in {"expand_threshold", "expand_decay"}:
+        elif key in {"expand_threshold", "expand_decay", "expand_fd_weight"}:
             options[key] = float(value)
         elif key == "mode":
             options[key] = Mode(value)

@@ -210,12 +210,20 @@ class SearchOptions(BaseModel):
         4000, ge=1, le=100_000, description="Tokens of supporting chunks per answer, at most."
     )
     expand_threshold: float = Field(
-        0.3,
+        0.2,
         ge=-1,
         le=1,
-        description="Least cosine between a landing chunk and its link's anchor context.",
+        description="Least validation (2·cosine − 1) between a landing chunk and its link's "
+        "anchor context.",
     )
-    expand_decay: float = Field(0.9, gt=0, le=1, description="Score kept per further hop.")
+    expand_decay: float = Field(0.95, gt=0, le=1, description="Score kept per further hop.")
+    expand_fd_weight: float = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="How much the anchor chunk's FD* decides what a supporting chunk inherits: "
+        "parent × (1 − w + w·FD*) × decay.",
+    )
     expand_rank: bool = Field(
         False,
         description="Put supporting chunks into the ranking itself, by their inherited score "
@@ -441,7 +449,10 @@ class Supporting(BaseModel):
     n_tokens: int
     document_tokens: int = Field(description="The whole linked document's length.")
     hop: int
-    score: float = Field(description="parent score × (0.5 + 0.5·anchor FD*) × decay")
+    score: float = Field(
+        description="parent score × (1 − expand_fd_weight + expand_fd_weight·anchor FD*) × "
+        "expand_decay"
+    )
     parent_score: float
     path: list[LinkHop]
 

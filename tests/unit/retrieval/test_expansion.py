@@ -10,7 +10,7 @@ import pytest
 
 from service.retrieval.expansion import Budget, Edge, expand, inherited_score
 
-BUDGET = Budget(depth=2, per_hit=5, tokens=10_000, threshold=0.3, decay=0.8)
+BUDGET = Budget(depth=2, per_hit=5, tokens=10_000, threshold=0.3, decay=0.8, fd_weight=0.5)
 
 
 def edge(source: str, landing: str, validation: float = 0.6, fd: float = 0.5) -> Edge:
@@ -39,12 +39,18 @@ def ids(found: list[list[object]]) -> list[list[str]]:
 
 
 def test_the_inherited_score_formula_and_its_monotonicity_in_fd() -> None:
-    assert inherited_score(0.8, 1.0, 0.9) == pytest.approx(0.8 * 1.0 * 0.9)
-    assert inherited_score(0.8, 0.0, 0.9) == pytest.approx(0.8 * 0.5 * 0.9)
-    scores = [inherited_score(0.8, fd / 10, 0.9) for fd in range(11)]
-    assert scores == sorted(scores) and len(set(scores)) == 11  # strictly increasing in FD*
+    assert inherited_score(0.8, 1.0, 0.9, 0.25) == pytest.approx(0.8 * 1.0 * 0.9)
+    assert inherited_score(0.8, 0.0, 0.9, 0.25) == pytest.approx(0.8 * 0.75 * 0.9)
+    assert inherited_score(0.8, 0.0, 0.9, 1.0) == 0.0
+    for weight in (0.1, 0.25, 1.0):
+        scores = [inherited_score(0.8, fd / 10, 0.9, weight) for fd in range(11)]
+        assert scores == sorted(scores) and len(set(scores)) == 11  # strictly increasing in FD*
+    # Without weight FD* plays no part.
+    assert {inherited_score(0.8, fd / 10, 0.9, 0.0) for fd in range(11)} == {0.8 * 0.9}
     with pytest.raises(ValueError, match="within"):
-        inherited_score(0.8, 1.5, 0.9)
+        inherited_score(0.8, 1.5, 0.9, 0.25)
+    with pytest.raises(ValueError, match="within"):
+        inherited_score(0.8, 0.5, 0.9, 1.5)
 
 
 def test_a_cycle_ends_and_every_chunk_is_integrated_once() -> None:
@@ -58,7 +64,7 @@ def test_a_cycle_ends_and_every_chunk_is_integrated_once() -> None:
 def test_the_depth_limit() -> None:
     chain = graph(edge("a#0", "b#0"), edge("b#0", "c#0"), edge("c#0", "d#0"))
     assert ids(expand([("a#0", 1.0)], chain, BUDGET)) == [["b#0", "c#0"]]
-    deeper = Budget(3, 5, 10_000, 0.3, 0.8)
+    deeper = Budget(3, 5, 10_000, 0.3, 0.8, 0.5)
     assert ids(expand([("a#0", 1.0)], chain, deeper)) == [["b#0", "c#0", "d#0"]]
 
 
@@ -75,9 +81,9 @@ def test_the_validation_threshold_and_the_budgets() -> None:
         edge("a#0", "e#0", 0.4),
     )  # fmt: skip
     assert ids(expand([("a#0", 1.0)], links, BUDGET)) == [["b#0", "d#0", "e#0"]]
-    two = Budget(2, 2, 10_000, 0.3, 0.8)
+    two = Budget(2, 2, 10_000, 0.3, 0.8, 0.5)
     assert ids(expand([("a#0", 1.0)], links, two)) == [["b#0", "d#0"]]
-    tokens = Budget(2, 5, 250, 0.3, 0.8)  # 100 tokens each: two fit
+    tokens = Budget(2, 5, 250, 0.3, 0.8, 0.5)  # 100 tokens each: two fit
     assert ids(expand([("a#0", 1.0)], links, tokens)) == [["b#0", "d#0"]]
 
 
@@ -86,8 +92,8 @@ def test_depth_first_and_scores_decay_per_hop() -> None:
     (found,) = expand([("a#0", 1.0)], links, BUDGET)
     assert [s.chunk_id for s in found] == ["b#0", "c#0", "d#0"]
     b, _, d = found
-    assert b.score == pytest.approx(inherited_score(1.0, 0.5, 0.8))
-    assert d.score == pytest.approx(inherited_score(b.score, 0.5, 0.8))
+    assert b.score == pytest.approx(inherited_score(1.0, 0.5, 0.8, 0.5))
+    assert d.score == pytest.approx(inherited_score(b.score, 0.5, 0.8, 0.5))
     assert d.parent_score == b.score and d.score < b.score
 
 
