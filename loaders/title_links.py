@@ -15,6 +15,10 @@ The rules, and why:
 * **Longest first, no overlaps.** The text is read left to right; at each word the longest title
   that starts there wins and the scan resumes after it, so ``New York City`` beats ``New York``
   and a title inside a longer matched one is never linked on its own.
+* **A disambiguator is dropped too.** Wikipedia's ``Kiss and Tell (1945 film)`` is written
+  ``Kiss and Tell`` in a text, so a title ending in a parenthesis also links by the words before
+  it (:func:`short_form`), when they are two words or more, would not be skipped as a title, and
+  are no other document's title or short form.
 * **Titles that cannot link are skipped** (:class:`SkipReason`): shorter than 4 characters,
   without a letter (years, ``5:55``), a single common word (:data:`COMMON_WORDS`, or all lower
   case), shared by two or more documents (ambiguous: which one would it mean?), or whose id no
@@ -93,6 +97,7 @@ COMMON_WORDS = frozenset(
 _TOKEN = re.compile(r"\w+|[^\w\s]")  # a word, or one character of punctuation
 _WORD = re.compile(r"\w")
 _LETTER = re.compile(r"[^\W\d_]")
+_DISAMBIGUATED = re.compile(r"(.+?) \([^()]+\)")
 
 
 class SkipReason(StrEnum):
@@ -129,7 +134,7 @@ class TitleIndex:
     ``skipped`` lists the other documents' titles (one entry per document) by reason.
     """
 
-    titles: Mapping[str, str]  # surface form → document id
+    titles: Mapping[str, str]  # surface form (or short form) → document id
     skipped: Mapping[SkipReason, tuple[str, ...]]
     # first token → the lengths of the titles starting with it, longest first
     _lengths: Mapping[str, tuple[int, ...]] = field(repr=False)
@@ -159,6 +164,13 @@ class TitleIndex:
                 linkable[surface] = doc_id
             else:
                 skipped.setdefault(reason, []).append(surface)
+        shorts = {doc_id: short_form(surface) for doc_id, surface in surfaces.items()}
+        short_holders = Counter(short for short in shorts.values() if short)
+        linked_ids = set(linkable.values())
+        for doc_id, short in sorted(shorts.items()):
+            unique = short_holders[short] == 1 and short not in holders
+            if short and unique and doc_id in linked_ids:
+                linkable[short] = doc_id
         lengths: dict[str, set[int]] = {}
         for surface in linkable:
             lengths.setdefault(_first_token(surface), set()).add(len(surface))
@@ -197,6 +209,16 @@ class TitleIndex:
 def surface_form(title: str) -> str:
     """The title as a text would write it: HTML references decoded, whitespace normalised."""
     return normalise_text(html.unescape(title))
+
+
+def short_form(surface: str) -> str:
+    """The title without a trailing disambiguator, ``"Kiss and Tell (1945 film)"`` →
+    ``"Kiss and Tell"``, when that is two words or more and would not be skipped; else ``""``."""
+    match = _DISAMBIGUATED.fullmatch(surface)
+    if match is None:
+        return ""
+    short = match.group(1)
+    return short if " " in short and skip_reason(short) is None else ""
 
 
 def skip_reason(title: str) -> SkipReason | None:
@@ -250,6 +272,7 @@ def link_titles(document: SourceDocument, index: TitleIndex) -> SourceDocument:
     """
     # The own title as written too: a text may carry it undecoded ("Catan: Cities &amp; ...").
     own_titles = {document.title, surface_form(document.title)}
+    own_titles |= {short_form(surface_form(document.title))} - {""}
     blocked = sorted(
         [(link.start, link.end) for link in document.links]
         + [span for title in own_titles for span in _occurrences(document.text, title)]
@@ -286,17 +309,19 @@ class LinkReport:
     """What title linking did to a batch of documents."""
 
     documents_scanned: int
-    titles_indexed: int  # titles that could link, the batch's and the extra ones
+    titles_indexed: int  # documents whose title could link, the batch's and the extra ones
     links_made: int
     documents_linked: int  # documents that got at least one title link
     skipped: Mapping[SkipReason, SkippedTitles]  # by reason, one count per document
+    short_forms: int = 0  # of the titles indexed, how many also link without a disambiguator
 
     def summary(self) -> str:
         """One line for a command's output."""
         skipped = ", ".join(f"{s.count} {reason}" for reason, s in self.skipped.items())
         return (
             f"title links: {self.links_made} links in {self.documents_linked} of "
-            f"{self.documents_scanned} documents; {self.titles_indexed} titles indexed, "
+            f"{self.documents_scanned} documents; {self.titles_indexed} titles indexed "
+            f"({self.short_forms} also without their disambiguator), "
             f"skipped: {skipped or 'none'}"
         )
 
@@ -327,7 +352,7 @@ def link_corpus(
     ]
     report = LinkReport(
         documents_scanned=len(documents),
-        titles_indexed=len(index.titles),
+        titles_indexed=len(set(index.titles.values())),
         links_made=sum(made),
         documents_linked=sum(1 for n in made if n),
         skipped=MappingProxyType(
@@ -336,6 +361,7 @@ def link_corpus(
                 for reason, titles_ in index.skipped.items()
             }
         ),
+        short_forms=len(index.titles) - len(set(index.titles.values())),
     )
     return linked, report
 

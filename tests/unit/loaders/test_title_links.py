@@ -160,6 +160,32 @@ def test_ambiguous_titles_are_skipped_case_sensitively() -> None:
     assert anchors(linked) == [("MERCURY", "band")]
 
 
+def test_a_title_links_without_its_disambiguator_when_that_is_unambiguous() -> None:
+    built_titles = {
+        "film": "Kiss and Tell (1945 film)",
+        "band": "Paris (band)",  # one word left: too likely another Paris
+        "play": "The Odd Couple (play)",
+        "movie": "The Odd Couple (film)",  # two documents' short form: neither links by it
+        "novel": "Little Women (novel)",
+        "other": "Little Women",  # another document's title: the short form is not linked
+        "song": "Blue (Da Ba Dee) (song)",
+    }
+    built = index(built_titles)
+    assert built.titles["Kiss and Tell"] == built.titles["Kiss and Tell (1945 film)"] == "film"
+    assert built.titles["Blue (Da Ba Dee)"] == "song"
+    assert built.titles["Little Women"] == "other"
+    assert "Paris" not in built.titles and "The Odd Couple" not in built.titles
+    text = "Kiss and Tell starred Temple; The Odd Couple ran long; Paris played; Little Women."
+    linked = link_titles(doc("source", text), built)
+    assert anchors(linked) == [("Kiss and Tell", "film"), ("Little Women", "other")]
+    report = link_corpus([doc(i, "", title) for i, title in built_titles.items()])[1]
+    assert report.short_forms == 2  # Kiss and Tell, Blue (Da Ba Dee)
+    # A document's own short form is its own name: not a link, and it hides titles inside it.
+    own = index({"film": "Kiss and Tell (1945 film)", "kiss": "Kiss and"})
+    film = doc("film", "Kiss and Tell is a film.", "Kiss and Tell (1945 film)")
+    assert anchors(link_titles(film, own)) == []
+
+
 def test_html_references_in_titles_are_decoded() -> None:
     built = index({"aw": "A&amp;W Restaurants", "q": "&quot;Q&quot; Is for Quarry"})
     linked = link_titles(doc("source", 'A&W Restaurants sold "Q" Is for Quarry.'), built)
@@ -217,8 +243,8 @@ def test_link_corpus_reports_what_it_did() -> None:
         SkipReason.COMMON_WORD: SkippedTitles(1, ("Music",)),
     }
     assert report.summary() == (  # reasons in SkipReason's order
-        "title links: 5 links in 3 of 7 documents; 3 titles indexed, "
-        "skipped: 1 common_word, 2 ambiguous"
+        "title links: 5 links in 3 of 7 documents; 3 titles indexed (0 also without their "
+        "disambiguator), skipped: 1 common_word, 2 ambiguous"
     )
 
 
