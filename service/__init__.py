@@ -4,7 +4,9 @@ The public library API, for notebooks, scripts and the evaluation package. Names
 lazily so that ``import service`` stays instant: torch, spaCy and the driver load only when used.
 
 * Opening: ``Settings``, ``open_runtime`` (everything a process needs, built once),
-  ``open_search`` (read-only, a callable ``Searcher``), ``create_app`` (the FastAPI app).
+  ``open_search`` (read-only, a callable ``Searcher``), ``open_library`` (a ``Library``: a
+  searcher that also ``add``s, ``ingest``s and ``delete``s documents; docs/library.md),
+  ``create_app`` (the FastAPI app). Framework adapters are in ``service.adapters``.
 * Searching: ``search`` over a ``SearchContext`` with ``SearchOptions``; the stages
   ``retrieve`` and ``rank_candidates`` (the fused ranking of the paths' candidates), and the
   pure functions the engine scores with (``normalise``, ``fuse``, ``multisignal_ranking``,
@@ -35,7 +37,7 @@ if TYPE_CHECKING:
     from service.graph.queries import Query, cypher
     from service.graph.schema import SchemaMode
     from service.ingestion import ingest_with_progress, read_all, sample_corpus
-    from service.library import Searcher, open_search
+    from service.library import Library, Searcher, open_library, open_search
     from service.retrieval.context import SearchContext
     from service.retrieval.density import fd_reranked
     from service.retrieval.feedback import rocchio
@@ -97,7 +99,9 @@ _LAZY = {
     "ingest_with_progress": "service.ingestion",
     "read_all": "service.ingestion",
     "sample_corpus": "service.ingestion",
+    "Library": "service.library",
     "Searcher": "service.library",
+    "open_library": "service.library",
     "open_search": "service.library",
     "SearchContext": "service.retrieval.context",
     "rocchio": "service.retrieval.feedback",
@@ -146,6 +150,7 @@ __all__ = [
     "Hit",
     "IngestStats",
     "InvalidInput",
+    "Library",
     "LinkReport",
     "LocalNeo4j",
     "Mode",
@@ -177,6 +182,7 @@ __all__ = [
     "multisignal_pool",
     "multisignal_ranking",
     "normalise",
+    "open_library",
     "open_runtime",
     "open_search",
     "rank_candidates",

@@ -1,0 +1,67 @@
+"""What every adapter hands its framework for one hit: the same metadata everywhere."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from service.library import Searcher
+from service.retrieval.types import Hit, SearchOptions, SearchResult
+
+# A stand-in query that lets fixed options be validated before any query is known.
+_PROBE_QUERY = "options check"
+
+
+def fixed_options(options: Mapping[str, Any]) -> dict[str, Any]:
+    """A retriever's options, checked now by ``SearchOptions`` (so a bad one fails when the
+    retriever is made, not at its first question). ``explain`` is on unless turned off: the
+    breakdown is what the adapters carry."""
+    if "query" in options:
+        raise TypeError("the query is what the retriever is asked, not one of its options")
+    merged = {"explain": True, **options}
+    SearchOptions.model_validate({**merged, "query": _PROBE_QUERY})
+    return merged
+
+
+def run(
+    searcher: Searcher, query: str, options: Mapping[str, Any], overrides: Mapping[str, Any]
+) -> SearchResult:
+    """One search with the retriever's options and a call's overrides."""
+    return searcher(query, **{**options, **overrides})
+
+
+def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
+    """JSON-ready metadata of a hit: where it is, its score and how it was made (``paths``:
+    each path's raw and normalised score, rank and contribution; ``signals`` in multisignal
+    mode; ``priors``; ``fd``), the entities the query named and the chunks expansion reached
+    from it (``supporting``, each with its link path and inherited score)."""
+    dumped = hit.model_dump(mode="json")
+    return {
+        "document_id": hit.document_id,
+        "chunk_id": hit.chunk_id,
+        "title": hit.title,
+        "rank": hit.rank,
+        "score": hit.score,
+        "n_tokens": hit.n_tokens,
+        "paths": dumped["paths"],
+        "signals": dumped["signals"],
+        "priors": dumped["priors"],
+        "fd": dumped["fd"],
+        "supporting": dumped["supporting"],
+        "entities": [entity.model_dump(mode="json") for entity in result.entities],
+        "query": result.query,
+        "mode": result.mode.value,
+        "level": result.level,
+    }
+
+
+def context_text(hit: Hit) -> str:
+    """The text an LLM reads for a hit: its title and chunk, then each supporting chunk with
+    the link that led to it."""
+    parts = [f"{hit.title}\n{hit.text}" if hit.title else hit.text]
+    for support in hit.supporting:
+        anchor = support.path[-1].anchor_text if support.path else ""
+        parts.append(
+            f"[linked as '{anchor}' → {support.title or support.document_id}]\n{support.text}"
+        )
+    return "\n\n".join(parts)
