@@ -1,0 +1,165 @@
+"""Warm start: the first search after the API starts, and after Neo4j comes back, with and
+without the API's warm-up (``service/api/warm.py``).
+
+    .venv/bin/python -m benchmarks.warm_start [--runs 3]
+
+It starts a throwaway Neo4j and loads the sample corpus with the real model; then, for each run
+and each condition (``cold``: the warm-up switched off, the API as it was before; ``warm``: the
+API as it is):
+
+1. Neo4j is restarted, so that its query cache and page cache are empty, as ``make run`` or a
+   restart leaves them;
+2. the API starts in a fresh Python process (``create_app`` under ``TestClient``: the real
+   lifespan, the real model), which times its start-up, the first ``POST /search`` (what the
+   search page sends: hybrid, chunk level, explain) and the median of the next 20;
+3. Neo4j is stopped under the running API and started again; once the watcher has seen it back
+   (and, warm, warmed again) the first search after is timed.
+
+Prints a table of medians over the runs and, last, one line of JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from typing import Any
+
+from benchmarks.server import add_server_arguments, benchmark_server, log
+from service.settings import Settings
+
+QUERIES = (
+    "what happened in the Gallery 3 incident?",
+    "who directed the museum in the 1970s?",
+    "AG-2048 battery life",
+    "humidity in the storerooms",
+    "how many visitors came to the 2019 biennial?",
+)
+LATER_SEARCHES = 20
+CONDITIONS = ("cold", "warm")
+
+
+def _timed_search(client: Any, query: str) -> float:
+    started = time.perf_counter()
+    response = client.post("/search", json={"query": query, "explain": True, "k": 10})
+    elapsed = (time.perf_counter() - started) * 1000
+    assert response.status_code == 200, response.text
+    return elapsed
+
+
+def child(condition: str) -> dict[str, Any]:
+    """One API process: start, first search, later searches, Neo4j restart, first search after."""
+    from fastapi.testclient import TestClient
+
+    from service.api import warm
+    from service.app import create_app
+    from service.graph.local_server import LocalNeo4j
+
+    if condition == "cold":
+        warm.WARM_SEARCHES = ()  # the API before the warm start: nothing runs ahead
+    settings = Settings(_env_file=None)  # the parent's server, through the environment
+    started = time.perf_counter()
+    app = create_app(settings)
+    with TestClient(app) as client:
+        startup_s = time.perf_counter() - started
+        first = _timed_search(client, QUERIES[0])
+        later = [_timed_search(client, QUERIES[i % len(QUERIES)]) for i in range(LATER_SEARCHES)]
+
+        local = LocalNeo4j(settings)
+        local.stop()
+        local.start()
+        deadline = time.monotonic() + 300
+        while len(app.state.warm_start.warmups) < 2:  # the watcher saw Neo4j come back
+            assert time.monotonic() < deadline, "the API never saw Neo4j come back"
+            time.sleep(0.2)
+        after_restart = _timed_search(client, QUERIES[0])
+    return {
+        "condition": condition,
+        "startup_s": round(startup_s, 2),
+        "warmup_ms": [w.ms for w in app.state.warm_start.warmups],
+        "first_ms": round(first, 1),
+        "later_median_ms": round(statistics.median(later), 1),
+        "first_after_restart_ms": round(after_restart, 1),
+    }
+
+
+def _environment(settings: Settings) -> dict[str, str]:
+    """The server's settings as the child process reads them."""
+    values = {
+        "ANCHORGRAPH_NEO4J_HOME": str(settings.neo4j_home),
+        "ANCHORGRAPH_NEO4J_BOLT_PORT": str(settings.neo4j_bolt_port),
+        "ANCHORGRAPH_NEO4J_HTTP_PORT": str(settings.neo4j_http_port),
+        "ANCHORGRAPH_NEO4J_HEAP": settings.neo4j_heap,
+        "ANCHORGRAPH_NEO4J_PAGECACHE": settings.neo4j_pagecache,
+        "ANCHORGRAPH_CACHE_DIR": str(settings.cache_dir),
+        "ANCHORGRAPH_SPACY_MODEL": "",
+    }
+    kept = {k: v for k, v in os.environ.items() if not k.startswith("ANCHORGRAPH_")}
+    return {**kept, **values}
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="Runs of each condition.")
+    parser.add_argument("--child", choices=CONDITIONS, help=argparse.SUPPRESS)
+    add_server_arguments(parser, external=False, memory="1g")
+    args = parser.parse_args(argv)
+    if args.child:
+        print(json.dumps(child(args.child)))
+        return 0
+
+    from service.ingestion import read_all, sample_corpus
+    from service.runtime import open_runtime
+
+    rows: list[dict[str, Any]] = []
+    with benchmark_server(args, prefix="anchorgraph-warm-") as server:
+        assert server.local is not None
+        settings = server.settings.model_copy(update={"spacy_model": ""})
+        with open_runtime(settings, schema="apply") as runtime:
+            documents, _ = read_all(settings, sample_corpus())
+            runtime.ingestor.ingest(documents)
+        log("sample corpus loaded")
+        for run in range(args.runs):
+            for condition in CONDITIONS:
+                server.local.stop()
+                server.local.start()
+                done = subprocess.run(
+                    [sys.executable, "-m", "benchmarks.warm_start", "--child", condition],
+                    env=_environment(settings),
+                    capture_output=True,
+                    text=True,
+                    check=False,
+                )
+                if done.returncode != 0:
+                    print(done.stderr[-3000:], file=sys.stderr)
+                    return 1
+                rows.append(json.loads(done.stdout.strip().splitlines()[-1]))
+                log(f"run {run + 1} {condition}: {rows[-1]}")
+    report = _report(rows)
+    print(f"{'':8} {'start-up s':>10} {'first ms':>9} {'later ms':>9} {'after restart ms':>17}")
+    for condition, row in report.items():
+        print(
+            f"{condition:8} {row['startup_s']:>10.2f} {row['first_ms']:>9.0f} "
+            f"{row['later_median_ms']:>9.0f} {row['first_after_restart_ms']:>17.0f}"
+        )
+    print(json.dumps({"runs": rows, "medians": report}))
+    return 0
+
+
+def _report(rows: list[dict[str, Any]]) -> dict[str, dict[str, float]]:
+    keys = ("startup_s", "first_ms", "later_median_ms", "first_after_restart_ms")
+    return {
+        condition: {
+            key: statistics.median(row[key] for row in rows if row["condition"] == condition)
+            for key in keys
+        }
+        for condition in CONDITIONS
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,282 @@
+// The search page: builds its options from GET /ui/config, calls POST /search with explain on,
+// and draws each hit's score breakdown, text, FD*, supporting chunks and Neo4j Browser link.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const COLOURS = {
+  dense: "#4c78a8", bm25: "#f58518", tfidf: "#e45756", metadata: "#72b7b2",
+  entity: "#54a24b", doc_dense: "#b279a2", doc_bm25: "#ff9da6", fd: "#c9a30c",
+  pagerank: "#9d755d", "FD* rerank": "#8bc34a",
+  doc: "#4c78a8", segment: "#72b7b2", triple: "#b279a2", text: "#f58518",
+};
+const STOP_WORDS = new Set(("a an and are as at be by did do does for from had has have how " +
+  "i in is it its of on or that the their this to was were what when where which who why " +
+  "with").split(" "));
+let config = null;
+let apiKey = sessionStorage.getItem("anchorgraph-api-key");
+
+// el("a", {href: "…", className: "x"}, "text", child) → an element; text is never parsed as HTML.
+function el(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (key === "dataset") Object.assign(node.dataset, value);
+    else if (key in node) node[key] = value;
+    else node.setAttribute(key, value);
+  }
+  node.append(...children.filter((child) => child !== null && child !== undefined));
+  return node;
+}
+
+// A number to `digits` places, without the sign of a negative zero ("-0.00").
+function fixed(value, digits = 3) {
+  const text = Number(value).toFixed(digits);
+  return /^-0(\.0*)?$/.test(text) ? text.slice(1) : text;
+}
+
+// --- options ------------------------------------------------------------------------------
+function fillSelect(select, values, chosen) {
+  select.replaceChildren(...values.map((value) => el("option", { value, selected: value === chosen }, value)));
+}
+
+function slider(id, name, value, checked) {
+  const range = el("input", {
+    type: "range", id: `weight-${id}`, min: "0", max: "1", step: "0.05", value: String(value),
+    "aria-label": `${name} weight`, dataset: { name },
+  });
+  const shown = el("output", { htmlFor: range.id }, fixed(value, 2));
+  range.addEventListener("input", () => { shown.value = fixed(range.value, 2); });
+  const swatch = el("span", { className: "swatch", style: `background:${COLOURS[name] || "#999"}` });
+  const label = checked === null
+    ? el("label", { htmlFor: range.id }, swatch, name)
+    : el("label", {}, el("input", { type: "checkbox", checked, dataset: { path: name } }), swatch, name);
+  return el("div", { className: "slider" }, label, range, shown);
+}
+
+function buildPaths() {
+  const weights = config.path_weights[$("level").value];
+  $("path-rows").replaceChildren(...Object.entries(weights).map(([path, weight]) => slider(path, path, weight, true)));
+}
+
+function buildSignals() {
+  $("signal-rows").replaceChildren(...Object.entries(config.signal_weights).map(([name, weight]) => slider(`signal-${name}`, name, weight, null)));
+}
+
+function showModeOptions() {
+  const mode = $("mode").value;
+  $("paths").hidden = !["hybrid", "multisignal"].includes(mode);
+  $("signals").hidden = mode !== "multisignal";
+}
+
+function request() {
+  const mode = $("mode").value;
+  const body = {
+    query: $("query").value.trim(), mode, level: $("level").value, k: Number($("k").value),
+    normalisation: $("normalisation").value, fusion: $("fusion").value, explain: true,
+    expand: $("expand").checked, fd_rerank: $("fd-rerank").checked,
+  };
+  if ($("use-threshold").checked) body.threshold = Number($("threshold").value);
+  if (["hybrid", "multisignal"].includes(mode)) {
+    const rows = [...$("path-rows").querySelectorAll(".slider")];
+    body.paths = rows.filter((row) => row.querySelector("[data-path]").checked).map((row) => row.querySelector("[data-path]").dataset.path);
+    body.weights = Object.fromEntries(rows.map((row) => {
+      const range = row.querySelector("input[type=range]");
+      return [range.dataset.name, Number(range.value)];
+    }));
+  }
+  if (mode === "multisignal") {
+    body.signal_weights = Object.fromEntries([...$("signal-rows").querySelectorAll("input[type=range]")].map((range) => [range.dataset.name, Number(range.value)]));
+  }
+  return body;
+}
+
+// --- search -------------------------------------------------------------------------------
+async function search() {
+  const body = request();
+  if (!body.query) return;
+  history.replaceState(null, "", `?q=${encodeURIComponent(body.query)}`);
+  setStatus("Searching…");
+  const headers = { "content-type": "application/json" };
+  if (apiKey) headers["x-api-key"] = apiKey;
+  let response;
+  try {
+    response = await fetch("/search", { method: "POST", headers, body: JSON.stringify(body) });
+  } catch (error) {
+    return setStatus(`The API did not answer: ${error.message}`, true);
+  }
+  const answer = await response.json().catch(() => ({}));
+  if (response.status === 401) {
+    apiKey = prompt("This API needs its key (X-API-Key):");
+    if (apiKey) { sessionStorage.setItem("anchorgraph-api-key", apiKey); return search(); }
+  }
+  if (!response.ok) return setStatus(answer.detail || answer.title || `HTTP ${response.status}`, true);
+  render(answer);
+}
+
+function setStatus(message, isError = false) {
+  $("status").textContent = message;
+  $("status").classList.toggle("error", isError);
+}
+
+// --- results ------------------------------------------------------------------------------
+function render(result) {
+  const terms = queryTerms(result.query);
+  const hits = result.hits;
+  setStatus(`${hits.length} ${hits.length === 1 ? "hit" : "hits"} in ${fixed(result.total_ms, 0)} ms · ${result.round_trips} database round trips · ${result.mode}, ${result.level} level`);
+  renderDetected(result);
+  renderTimings(result.timings);
+  const top = Math.max(...hits.map((hit) => positive(parts(hit))), 1e-9);
+  $("results").replaceChildren(...hits.map((hit) => renderHit(hit, result.level, terms, top)));
+}
+
+function renderDetected(result) {
+  const entities = result.entities.map((entity) => el("span", {
+    className: "badge entity", title: `${entity.how} match, score ${fixed(entity.score)}`,
+    dataset: { entity: entity.id },
+  }, entity.name, el("small", {}, `${entity.type} · ${entity.how}`)));
+  const identifiers = result.identifiers.map((identifier) =>
+    el("span", { className: "badge identifier", title: "identifier", dataset: { identifier } }, identifier));
+  $("detected").replaceChildren(...entities, ...identifiers);
+}
+
+function renderTimings(timings) {
+  $("timings").hidden = !timings.length;
+  $("timings").replaceChildren(el("span", {}, "Stages:"), ...timings.map((timing) =>
+    el("span", { className: "stage", dataset: { stage: timing.stage } }, `${timing.stage} `, el("b", {}, `${fixed(timing.ms, 1)} ms`))));
+}
+
+// What made a hit's score, as [name, contribution] pairs that add up to it: the paths' shares
+// and the priors' (hybrid), or the signals' (multisignal); after an FD* rerank those are scaled
+// by (1 − λ) and the rerank's own share is added.
+function parts(hit) {
+  let entries = hit.signals
+    ? Object.entries(hit.signals.contributions)
+    : [...Object.entries(hit.paths).map(([path, score]) => [path, score.contribution]), ...Object.entries(hit.priors)];
+  if (hit.fd && hit.fd.reranked_from !== null && hit.fd.reranked_from !== undefined) {
+    const scale = hit.fd.reranked_from ? (hit.score - hit.fd.contribution) / hit.fd.reranked_from : 0;
+    entries = [...entries.map(([name, value]) => [name, value * scale]), ["FD* rerank", hit.fd.contribution]];
+  }
+  return entries.filter(([, value]) => value !== 0);
+}
+
+const positive = (entries) => entries.reduce((sum, [, value]) => sum + Math.max(value, 0), 0);
+
+function breakdown(hit, top) {
+  const entries = parts(hit);
+  const total = positive(entries);
+  const label = entries.map(([name, value]) => `${name} ${fixed(value)}`).join(", ");
+  const bar = el("div", { className: "bar", role: "img", "aria-label": `Score breakdown: ${label}` },
+    el("div", { style: `display:flex;width:${(100 * total) / top}%` }, ...entries.filter(([, value]) => value > 0).map(([name, value]) =>
+      el("span", {
+        className: "segment", title: `${name}: ${fixed(value)}${explainPath(hit, name)}`,
+        style: `width:${(100 * value) / total}%;background:${COLOURS[name] || "#999"}`,
+      }))));
+  const legend = el("ul", { className: "legend" }, ...entries.map(([name, value]) => el("li", {
+    dataset: { part: name, contribution: String(value) },
+  }, el("span", { className: "swatch", style: `background:${COLOURS[name] || "#999"}` }), `${name} `, el("b", {}, fixed(value)))));
+  return [bar, legend];
+}
+
+function explainPath(hit, name) {
+  const path = hit.paths[name];
+  return path ? ` (raw ${fixed(path.raw)}, normalised ${fixed(path.normalised)}, rank ${path.rank})` : "";
+}
+
+function renderHit(hit, level, terms, top) {
+  const fd = hit.fd;
+  const badges = fd ? [
+    el("span", { className: "badge source", title: `authority ${fd.a_source}` }, fd.source_type || "no source type"),
+    el("span", {
+      className: "badge fd",
+      title: `FD_raw ${fixed(fd.fd_raw, 4)} in the ${fd.length_bin || "unbinned"} bin (μ ${fd.bin_mean ?? "–"}, σ ${fd.bin_sd ?? "–"}), z ${fd.z ?? "–"}`,
+    }, `FD* ${fd.fd_star === null ? "–" : fixed(fd.fd_star, 2)}`, el("small", {}, `rescaled ${fixed(fd.rescaled, 2)}`)),
+  ] : [];
+  const node = level === "document" ? hit.document_id : hit.chunk_id;
+  return el("li", { className: "hit", dataset: { chunkId: hit.chunk_id, score: String(hit.score) } },
+    el("div", { className: "hit-head" },
+      el("span", { className: "rank" }, `${hit.rank}.`),
+      el("h2", {}, hit.title || hit.document_id),
+      ...badges,
+      el("span", { className: "score", title: "score" }, fixed(hit.score, 4))),
+    el("div", { className: "where" }, hit.chunk_id, ` · ${hit.n_tokens} tokens`),
+    ...breakdown(hit, top),
+    el("p", { className: "text" }, highlighted(hit.text, terms)),
+    el("div", { className: "actions" },
+      el("a", { className: "browser-link", href: browserLink(node), target: "_blank", rel: "noopener" }, "Neighbourhood in Neo4j Browser"),
+      el("a", { href: `/documents/${encodeURI(hit.document_id)}`, target: "_blank", rel: "noopener" }, "Document (JSON)")),
+    hit.supporting.length ? renderSupporting(hit.supporting, terms) : null);
+}
+
+function renderSupporting(supporting, terms) {
+  const items = supporting.map((chunk) => el("li", { dataset: { chunkId: chunk.chunk_id } },
+    el("strong", {}, chunk.title || chunk.document_id), ` · score ${fixed(chunk.score)} · ${chunk.hop} ${chunk.hop === 1 ? "hop" : "hops"} · `,
+    el("a", { className: "browser-link", href: browserLink(chunk.chunk_id), target: "_blank", rel: "noopener" }, "in Neo4j Browser"),
+    el("div", { className: "hops" }, ...chunk.path.flatMap((hop, index) => [
+      index ? " → " : "", el("q", {}, hop.anchor_text || hop.href), ` (cos ${fixed(hop.validation, 2)}, anchor FD* ${fixed(hop.anchor_fd, 2)})`,
+    ])),
+    el("p", { className: "text" }, highlighted(chunk.text, terms))));
+  return el("details", { className: "supporting" },
+    el("summary", {}, `${supporting.length} supporting ${supporting.length === 1 ? "chunk" : "chunks"} along links`),
+    el("ol", {}, ...items));
+}
+
+// --- text ---------------------------------------------------------------------------------
+function queryTerms(query) {
+  const words = query.toLowerCase().match(/[\p{L}\p{N}]+(?:[-'][\p{L}\p{N}]+)*/gu) || [];
+  return [...new Set(words.filter((word) => word.length > 1 && !STOP_WORDS.has(word)))];
+}
+
+// The text with every word that starts with a query term in <mark>.
+function highlighted(text, terms) {
+  const fragment = document.createDocumentFragment();
+  if (!terms.length) { fragment.append(text); return fragment; }
+  const alternatives = [...terms].sort((a, b) => b.length - a.length).map((term) => term.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+  const pattern = new RegExp(`(?<![\\p{L}\\p{N}])(?:${alternatives.join("|")})[\\p{L}\\p{N}]*`, "giu");
+  let last = 0;
+  for (const found of text.matchAll(pattern)) {
+    fragment.append(text.slice(last, found.index), el("mark", {}, found[0]));
+    last = found.index + found[0].length;
+  }
+  fragment.append(text.slice(last));
+  return fragment;
+}
+
+// --- Neo4j Browser ------------------------------------------------------------------------
+function browserUrl() {
+  return config.browser_url || `${location.protocol}//${location.hostname}:7474/browser/`;
+}
+
+// A Cypher string literal. Browser reads `arg` from its decoded URL up to the first '#' or '&',
+// so those (and control characters) are written as \u escapes, which Cypher reads back.
+function cypherString(value) {
+  const escaped = value.replace(/[\\"]/g, "\\$&").replace(/[\u0000-\u001f#&]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+  return `"${escaped}"`;
+}
+
+function browserLink(id) {
+  const statement = config.neighbourhood_cypher.replace(/\$id\b/g, cypherString(id));
+  return `${browserUrl()}?cmd=edit&arg=${encodeURIComponent(statement)}`;
+}
+
+// --- start --------------------------------------------------------------------------------
+async function start() {
+  config = await (await fetch("/ui/config")).json();
+  fillSelect($("mode"), config.modes, "hybrid");
+  fillSelect($("normalisation"), config.normalisations, "l2");
+  fillSelect($("fusion"), config.fusions, "weighted_sum");
+  buildPaths();
+  buildSignals();
+  showModeOptions();
+  $("browser-home").href = browserUrl();
+  $("level").addEventListener("change", buildPaths);
+  $("mode").addEventListener("change", showModeOptions);
+  $("use-threshold").addEventListener("change", () => { $("threshold").disabled = !$("use-threshold").checked; });
+  $("threshold").addEventListener("input", () => { $("threshold-value").value = fixed($("threshold").value, 2); });
+  $("search").addEventListener("submit", (event) => { event.preventDefault(); search(); });
+  document.addEventListener("keydown", (event) => {
+    if (event.key === "/" && document.activeElement.tagName !== "INPUT") { event.preventDefault(); $("query").focus(); }
+  });
+  const query = new URLSearchParams(location.search).get("q");
+  if (query) { $("query").value = query; search(); }
+}
+
+start();

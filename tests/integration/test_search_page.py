@@ -1,0 +1,241 @@
+"""The search page at / in headless Chromium, against the real API, model and Neo4j with the sample
+corpus: a query typed and sent with Enter, mode and top k changed, results whose breakdown bars
+add up to their scores, entity and identifier badges, supporting chunks with their link path,
+and a Neo4j Browser link whose Cypher finds the hit. A screenshot goes to the artifacts, and to
+docs/img/ with UPDATE_DOC_SCREENSHOTS=1."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+
+from loaders.entities import EntityExtractor, load_gazetteer
+from loaders.ingest import Ingestor
+from service.api.warm import WARM_QUERIES, WARM_SEARCHES
+from service.app import create_app
+from service.embedding import Embedder
+from service.graph.gateway import Graph
+from service.graph.queries import Query, cypher
+from service.ingestion import read_all, sample_corpus, sample_gazetteer
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+INCIDENT = "what happened in the Gallery 3 incident?"
+
+
+@contextmanager
+def serving(app: FastAPI) -> Iterator[str]:
+    """The app on a real uvicorn server on a free port, in a thread (Chromium needs a port)."""
+    server = uvicorn.Server(
+        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none")
+    )
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 180
+    while not server.started:
+        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
+        time.sleep(0.1)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join()
+
+
+@pytest.fixture(scope="module")
+def app(graph: Graph, settings: Settings, embedder: Embedder) -> FastAPI:
+    graph.driver.execute_query(cypher(Query.DELETE_ALL))
+    documents, _ = read_all(settings, sample_corpus())
+    extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
+    Ingestor(graph, embedder, extractor).ingest(documents)
+    return create_app(settings, embedder_factory=lambda _: embedder)
+
+
+@pytest.fixture(scope="module")
+def api(app: FastAPI) -> Iterator[str]:
+    with serving(app) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def page(api: str) -> Iterator[Any]:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium is not installed: `make test` installs Debian's chromium")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        page = chromium.new_page(viewport={"width": 1440, "height": 1000})
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{api}/")
+        page.wait_for_selector("#mode option", state="attached")  # from /ui/config
+        yield page
+        assert errors == [], errors
+        chromium.close()
+
+
+def search(page: Any, query: str) -> list[dict[str, Any]]:
+    """Type the query, press Enter, wait for the answer; each hit as the page shows it."""
+    page.fill("#query", query)
+    with page.expect_response(lambda response: response.url.endswith("/search")) as answer:
+        page.press("#query", "Enter")
+    assert answer.value.ok, answer.value.text()
+    page.wait_for_function("document.querySelector('#status').textContent.includes(' in ')")
+    return page.eval_on_selector_all(
+        "#results > .hit",
+        """hits => hits.map(hit => ({
+            chunk: hit.dataset.chunkId,
+            score: Number(hit.dataset.score),
+            parts: [...hit.querySelectorAll(':scope > .legend li')].map(
+                li => [li.dataset.part, Number(li.dataset.contribution)]),
+            segments: [...hit.querySelectorAll(':scope > .bar .segment')].map(
+                s => s.getBoundingClientRect().width),
+            marks: [...hit.querySelectorAll(':scope > .text mark')].map(m => m.textContent),
+            link: hit.querySelector(':scope > .actions .browser-link').href,
+        }))""",
+    )
+
+
+def assert_bars_add_up(hits: list[dict[str, Any]]) -> None:
+    for hit in hits:
+        assert hit["parts"], hit["chunk"]
+        assert sum(value for _, value in hit["parts"]) == pytest.approx(hit["score"], abs=1e-6)
+        positive = [value for _, value in hit["parts"] if value > 0]
+        assert len(hit["segments"]) == len(positive) and all(w > 0 for w in hit["segments"])
+
+
+def artifact(name: str) -> Path:
+    """TEST_ARTIFACTS_DIR, else /tmp/anchorgraph-artifacts (pytest's own temporary
+    folders are removed after three runs)."""
+    default = Path(tempfile.gettempdir()) / "anchorgraph-artifacts"
+    folder = Path(os.environ.get("TEST_ARTIFACTS_DIR") or default)
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder / name
+
+
+def test_the_api_warmed_up_before_serving(app: FastAPI, api: str) -> None:
+    (first,) = app.state.warm_start.warmups
+    assert first.searches == len(WARM_SEARCHES) * len(WARM_QUERIES) and first.failed is None
+
+
+def test_a_search_shows_hits_whose_bars_add_up_to_the_score(page: Any) -> None:
+    hits = search(page, INCIDENT)
+    assert len(hits) == 10
+    assert hits[0]["chunk"].startswith("climate/incident-2022.md")
+    assert_bars_add_up(hits)
+    # Hybrid at chunk level: the paths' shares, dense and BM25 at least.
+    assert {"dense", "bm25"} <= {name for name, _ in hits[0]["parts"]}
+    assert {mark.lower() for mark in hits[0]["marks"]} >= {"gallery", "incident"}
+    stages = page.eval_on_selector_all("#timings .stage", "s => s.map(x => x.dataset.stage)")
+    assert {"analyse", "paths", "fuse", "hydrate"} <= set(stages)
+    # The page sends what it shows: the same ranking as the API gives for the same request.
+    body = page.evaluate("JSON.stringify(request())")
+    assert '"explain":true' in body and '"k":10' in body
+
+
+def test_changing_the_mode_and_top_k(page: Any) -> None:
+    page.select_option("#k", "20")
+    hits = search(page, INCIDENT)
+    assert len(hits) == 20
+    assert_bars_add_up(hits)
+
+    page.select_option("#mode", "multisignal")
+    assert page.is_visible("#signals") and page.is_visible("#paths")
+    page.select_option("#k", "10")
+    hits = search(page, INCIDENT)
+    assert len(hits) == 10  # documents: multisignal scoring ranks documents
+    assert len({hit["chunk"].split("#")[0] for hit in hits}) == 10
+    assert_bars_add_up(hits)
+    assert {name for hit in hits for name, _ in hit["parts"]} <= {
+        "doc", "segment", "entity", "triple", "text", "fd"
+    }  # fmt: skip
+
+    page.select_option("#mode", "bm25")
+    assert not page.is_visible("#paths")
+    page.select_option("#k", "50")
+    hits = search(page, "museum")
+    assert 10 < len(hits) <= 50
+    assert all(hit["parts"] == [["bm25", hit["score"]]] for hit in hits)  # BM25's raw score
+    assert all("museum" in [m.lower() for m in hit["marks"]] for hit in hits)
+    page.select_option("#mode", "hybrid")
+    page.select_option("#k", "10")
+
+
+def test_entities_and_identifiers_named_in_the_query_get_badges(page: Any) -> None:
+    search(page, "When did MAC install the AG-2048 sensors?")
+    entities = page.eval_on_selector_all(".badge.entity", "b => b.map(x => x.dataset.entity)")
+    identifiers = page.eval_on_selector_all(
+        ".badge.identifier", "b => b.map(x => x.dataset.identifier)"
+    )
+    assert {"museu de arte contemporânea", "aerograph ag-2048"} <= set(entities)
+    assert identifiers  # codes and acronyms the graph knows
+    names = page.eval_on_selector_all(".badge.entity", "b => b.map(x => x.textContent)")
+    assert any(name.startswith("Museu de Arte Contemporânea") for name in names)
+
+
+def test_the_browser_link_opens_the_hits_neighbourhood(page: Any, graph: Graph) -> None:
+    hits = search(page, INCIDENT)
+    config = page.evaluate("config")
+    for hit in hits[:3]:
+        link = hit["link"]
+        assert link.startswith(f"{config['browser_url']}?cmd=edit&arg=")
+        # Read the URL as Browser does: decoded whole, then `arg` up to the first '&' or '#'.
+        decoded = unquote(link.replace("+", " "))
+        (statement,) = re.findall(r"[?&]arg=([^&#]*)", decoded)
+        expected_id = hit["chunk"].replace("#", "\\u0023")
+        assert statement == config["neighbourhood_cypher"].replace("$id", f'"{expected_id}"')
+        records = graph.driver.execute_query(statement).records
+        assert {record["centre"]["id"] for record in records} == {hit["chunk"]}
+        assert any(record["around"] is not None for record in records)
+
+
+def test_expansion_shows_supporting_chunks_with_their_link_path(page: Any) -> None:
+    page.check("#expand")
+    search(page, INCIDENT)
+    supporting = page.locator("#results .supporting").first
+    supporting.locator("summary").click()
+    items = supporting.locator("li")
+    assert items.count() >= 1
+    first = items.first
+    assert first.locator(".hops q").count() >= 1  # the anchor text of each hop
+    assert first.locator(".hops q").first.inner_text().strip()
+    chunk_id = first.get_attribute("data-chunk-id")
+    link = unquote(first.locator(".browser-link").get_attribute("href"))
+    assert chunk_id.replace("#", "\\u0023") in link  # its own neighbourhood
+    page.focus("#query")
+    shot = artifact("search-page.png")
+    page.screenshot(path=str(shot))
+    if os.environ.get("UPDATE_DOC_SCREENSHOTS") == "1":
+        shutil.copy(shot, ROOT / "docs" / "img" / shot.name)
+    page.uncheck("#expand")
+
+
+def test_the_page_works_from_the_keyboard(page: Any) -> None:
+    page.focus("#query")
+    page.keyboard.press("Tab")
+    assert page.evaluate("document.activeElement.textContent") == "Search"
+    outline = page.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none"  # the focus is visible
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Tab")  # past the header's links, into the options
+    assert page.evaluate("document.activeElement.id") == "mode"
+    page.keyboard.press("/")  # back to the query box from anywhere but a text field
+    assert page.evaluate("document.activeElement.id") == "query"
