@@ -22,10 +22,17 @@ $(STAMP): pyproject.toml
 setup: $(STAMP)
 	$(BIN)/anchorgraph neo4j install
 
+# Debian's Chromium, which the search page's and Neo4j Browser's tests drive through Playwright
+# (its own browser download is not used): installed once, only for the tests, as root.
+CHROMIUM := /usr/bin/chromium
+$(CHROMIUM):
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
+
 run: setup
 	$(BIN)/anchorgraph run
 
-test: setup check
+test: setup $(CHROMIUM) check
 	$(BIN)/python -m pytest
 
 # Lint, format, strict types, and the direction of imports (pyproject's importlinter contracts).
@@ -38,7 +45,7 @@ check: $(STAMP)
 lint: check
 
 # The fast lane: everything that loads no embedding model and no spaCy pipeline.
-fast: setup
+fast: setup $(CHROMIUM)
 	$(BIN)/python -m pytest -m "not slow"
 
 clean:

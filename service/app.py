@@ -8,8 +8,11 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api import audit, documents, graph, health, search
+from service.api import audit, browser, documents, graph, health, search, web
 from service.api.errors import install_error_handlers
+from service.api.metrics import install_metrics
+from service.api.security import install_security
+from service.api.warm import keep_warm
 from service.graph.schema import SchemaMode
 from service.runtime import EmbedderFactory, default_embedder, open_runtime, startup_objects_frozen
 from service.settings import Settings
@@ -36,7 +39,9 @@ def create_app(
         ) as runtime:
             log.info("schema ready: %d indexes online", len(runtime.indexes))
             app.state.runtime = runtime
-            with startup_objects_frozen():
+            # Warmed before the freeze, so what the first searches load is frozen too.
+            with keep_warm(runtime) as warmer, startup_objects_frozen():
+                app.state.warm_start = warmer
                 yield
 
     app = FastAPI(
@@ -51,4 +56,12 @@ def create_app(
     app.include_router(search.router)
     app.include_router(audit.router)
     app.include_router(graph.router)
+    app.include_router(web.router)
+    app.include_router(browser.router)
+    # Security first, metrics last: the metrics middleware is then the outermost and counts
+    # what the security middleware refuses too.
+    # Neo4j Browser fetches /browser/* with no key and answers their CORS itself; the search
+    # page's files and options are public too (its searches still send the key).
+    install_security(app, settings, public=("/browser", "/static", "/ui"), own_cors=("/browser",))
+    install_metrics(app)
     return app

@@ -477,9 +477,38 @@ def _fd_line(fd: FdScore) -> str:
 def serve(
     host: Annotated[str | None, typer.Option(help="Default: ANCHORGRAPH_API_HOST.")] = None,
     port: Annotated[int | None, typer.Option(help="Default: ANCHORGRAPH_API_PORT.")] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help="API processes (uvicorn workers), each with its own model and connection "
+            "pool; each reads its settings from the environment.",
+        ),
+    ] = 1,
 ) -> None:
     """Run the REST API against the configured Neo4j (which must be running)."""
-    _serve(Settings(), host, port)
+    _serve(Settings(), host, port, workers=workers)
+
+
+@app.command("mcp")
+def mcp_command(
+    http: Annotated[
+        bool, typer.Option("--http", help="Streamable HTTP on --host:--port instead of stdio.")
+    ] = False,
+    host: Annotated[str, typer.Option(help="With --http: the address to listen on.")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(help="With --http: the port.")] = 8001,
+) -> None:
+    """Serve the search as MCP tools (search, get_document, neighbourhood, explain_fd) to an
+    agent: over stdio by default, for a client that spawns this command."""
+    from service.adapters.mcp import serve as serve_mcp
+    from service.library import open_search
+
+    with clear_errors(), open_search(Settings()) as searcher:
+        if http:  # stdout stays the protocol's under stdio, so what is said goes to stderr
+            err.print(f"MCP (streamable HTTP): http://{host}:{port}/mcp")
+        serve_mcp(searcher, "streamable-http" if http else "stdio", host=host, port=port)
 
 
 @app.command("run")
@@ -630,7 +659,7 @@ def _load_sample(settings: Settings) -> None:
     )
 
 
-def _serve(settings: Settings, host: str | None, port: int | None) -> None:
+def _serve(settings: Settings, host: str | None, port: int | None, *, workers: int = 1) -> None:
     import uvicorn
 
     from service.app import create_app
@@ -640,8 +669,38 @@ def _serve(settings: Settings, host: str | None, port: int | None) -> None:
         f"API:      http://{host}:{port}\n"
         f"API docs: http://{host}:{port}/docs\n"
         f"Health:   http://{host}:{port}/health"
+        + (f"\nWorkers:  {workers} processes" if workers > 1 else "")
     )
-    uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+    if workers == 1:
+        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+        return
+    # Every worker applies the schema as it starts, all at once; on a graph without one, their
+    # constraint creations deadlock (Neo.TransientError.Transaction.DeadlockDetected) and a
+    # worker fails its start. So it is applied here first, as `anchorgraph db init` does.
+    from service.runtime import open_runtime
+
+    with (
+        clear_errors(),
+        console.status("Applying the schema"),
+        open_runtime(settings, schema="apply"),
+    ):
+        pass
+    # Worker processes import the app factory by name and build their Settings from the same
+    # environment and .env this process read. /metrics adds up every worker's series through
+    # prometheus_client's multiprocess mode, in a folder of this run's own.
+    import os
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="anchorgraph-metrics-") as metrics_dir:
+        os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", metrics_dir)
+        uvicorn.run(
+            "service.app:create_app",
+            factory=True,
+            host=host,
+            port=port,
+            workers=workers,
+            log_level="info",
+        )
 
 
 def _print_server(settings: Settings, server: LocalNeo4j, headline: str) -> None:

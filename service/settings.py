@@ -132,6 +132,33 @@ class Settings(BaseSettings):
     api_port: Port = 8000
     index_online_timeout_s: float = 300.0
 
+    # --- the API's security defaults (service/api/security.py) -------------------------------
+    # Off unless configured: the API listens on loopback (api_host), asks for no key, and sends
+    # no CORS headers; every request body is bounded whatever else is set.
+    api_key: SecretStr | None = Field(
+        default=None,
+        description="When set, every route but /health and the docs needs it, in X-API-Key "
+        "or Authorization: Bearer (compared in constant time, never logged).",
+    )
+    api_cors_origins: list[str] = Field(
+        default_factory=list,
+        description='Origins allowed to call the API from a browser, as a JSON list (["https:'
+        '//app.example"]); empty: no CORS headers at all.',
+    )
+    api_max_request_bytes: int | None = Field(
+        default=None,
+        ge=1,
+        description="Largest request body accepted (413 beyond, before it is read whole); "
+        "unset: twice max_document_bytes plus 1 MB, room for a document at its limit with "
+        "its JSON escaping or multipart framing.",
+    )
+
+    @field_validator("api_key")
+    @classmethod
+    def _empty_key_is_none(cls, key: SecretStr | None) -> SecretStr | None:
+        """``ANCHORGRAPH_API_KEY=`` (empty) means no key, not a key no one can send."""
+        return key if key is not None and key.get_secret_value() else None
+
     @field_validator("neo4j_home", "cache_dir", "gazetteer", "java_home")
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:
@@ -144,6 +171,11 @@ class Settings(BaseSettings):
         if bounds is not None and not 0 < bounds[0] < bounds[1]:
             raise ValueError(f"length bin bounds need 0 < lower < upper, got {bounds}")
         return bounds
+
+    @property
+    def request_limit_bytes(self) -> int:
+        """The request body limit in force (``api_max_request_bytes``, or derived)."""
+        return self.api_max_request_bytes or 2 * self.max_document_bytes + 1_000_000
 
     @property
     def uses_local_server(self) -> bool:

@@ -3,12 +3,14 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from service.api.deps import RuntimeDep
+from service.api.errors import problems
+from service.api.schemas import VISIBLE_CHARACTER
 from service.audit import (
     BlindnessAudit,
     CoverageAudit,
@@ -29,46 +31,167 @@ from service.audit.coverage import (
 )
 from service.audit.length import DEFAULT_ALPHA
 from service.audit.tiers import DEFAULT_THRESHOLD
+from service.retrieval.types import UTF8, Integer, Number
 
 router = APIRouter(prefix="/audit", tags=["audit"])
 
-Claim = Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=4096)]
+Claim = Annotated[
+    str,
+    StringConstraints(
+        strip_whitespace=True, min_length=1, max_length=4096, pattern=VISIBLE_CHARACTER
+    ),
+    UTF8,
+]
+# Claims one request may hold; `anchorgraph audit coverage` takes a benchmark's thousands.
+MAX_CLAIMS = 100
+# The largest seed: what numpy's and Python's generators take without a second thought.
+MAX_SEED = 2**32 - 1
 
 
 class CoverageRequest(BaseModel):
     """The claims (or queries) of a benchmark, and the double filter's thresholds."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra={
+            "examples": [{"claims": ["The AG-2048 battery lasts about four years."], "k": 5}]
+        },
+    )
 
-    claims: list[Claim] = Field(min_length=1, max_length=2000)
-    min_cosine: float = Field(DEFAULT_MIN_COSINE, ge=-1, le=1)
-    min_shared: int = Field(DEFAULT_MIN_SHARED, ge=0, le=50)
-    sample_size: int = Field(DEFAULT_SAMPLE_SIZE, ge=1, le=10_000)
-    seed: int = 0
-    k: int = Field(DEFAULT_NEIGHBOURS, ge=1, le=100, description="Nearest chunks per claim.")
+    claims: list[Claim] = Field(min_length=1, max_length=MAX_CLAIMS)
+    min_cosine: Number = Field(DEFAULT_MIN_COSINE, ge=-1, le=1)
+    min_shared: Integer = Field(DEFAULT_MIN_SHARED, ge=0, le=50)
+    sample_size: Integer = Field(DEFAULT_SAMPLE_SIZE, ge=1, le=10_000)
+    seed: Integer = Field(0, ge=0, le=MAX_SEED)
+    k: Integer = Field(DEFAULT_NEIGHBOURS, ge=1, le=100, description="Nearest chunks per claim.")
 
 
-@router.get("/length", response_model=LengthAudit)
+# Examples of the answers, from the sample corpus (shortened). FastAPI leaves null values out
+# of the OpenAPI document, so an example holds none where a field is required.
+_LENGTH: dict[str, Any] = {
+    "alpha": 0.05,
+    "levels": [
+        {
+            "level": "chunk",
+            "n": 31,
+            "unbinned": 0,
+            "raw": {"r": -0.242, "p": 0.189, "n": 31},
+            "star": {"r": -0.110, "p": 0.556, "n": 31},
+            "raw_confounded": False,
+            "star_confounded": False,
+        }
+    ],
+}
+_TIERS: dict[str, Any] = {
+    "threshold": 0.1,
+    "levels": [
+        {
+            "level": "document",
+            "n": 12,
+            "tiers": [{"source_type": "markdown", "n": 12, "mean": 0.0, "sd": 1.0}],
+            "sd_between": 0.0,
+            "flagged": True,
+        }
+    ],
+}
+_COVERAGE: dict[str, Any] = {
+    "min_cosine": 0.75,
+    "min_shared": 2,
+    "k": 2,
+    "sample_size": 3,
+    "seed": 0,
+    "full": {
+        "scope": "full",
+        "chunks": 31,
+        "claims": 1,
+        "covered": 1,
+        "share": 1.0,
+        "aligned_chunks": 1,
+        "aligned_share": 0.032,
+    },
+    "sample": {
+        "scope": "sample",
+        "chunks": 3,
+        "claims": 1,
+        "covered": 0,
+        "share": 0.0,
+        "aligned_chunks": 0,
+        "aligned_share": 0.0,
+    },
+    "sample_ids": ["climate/incident-2022.md#2", "people/rafael-okabe.md#1", "timeline.md#2"],
+    "claims": [
+        {
+            "claim": "The AG-2048 battery lasts about four years at the default interval.",
+            "best_cosine": 0.78,
+            "covered": True,
+            "chunk_id": "climate/ag-2048.md#1",
+            "cosine": 0.78,
+            "shared": ["ag-2048", "battery", "years"],
+            "sample_best_cosine": 0.221,
+            "sample_covered": False,
+        }
+    ],
+}
+_HIT: dict[str, Any] = {
+    "rank": 1,
+    "document_id": "climate/ag-2048.md",
+    "title": "Aerograph AG-2048 wireless sensor",
+    "source_type": "markdown",
+    "score": 0.331,
+    "cosine": 0.331,
+    "cosine_rank": 1,
+    "fd_star": -1.473,
+    "fd_rescaled": 0.070,
+}
+_BLINDNESS: dict[str, Any] = {
+    "query": "battery life",
+    "k": 1,
+    "fd_lambda": 0.1,
+    "fd_pool": 5,
+    "conditions": [
+        {"condition": condition, "hits": [_HIT], "composition": {"markdown": 1}}
+        for condition in ("cosine", "bm25", "fd_optimised")
+    ],
+    "fd_only": [],
+}
+
+
+def _example(value: dict[str, Any]) -> dict[str, Any]:
+    return {"content": {"application/json": {"example": value}}}
+
+
+@router.get(
+    "/length", response_model=LengthAudit, responses={200: _example(_LENGTH), **problems(422, 503)}
+)
 def length(
     runtime: RuntimeDep,
-    alpha: Annotated[float, Query(gt=0, lt=1)] = DEFAULT_ALPHA,
+    alpha: Annotated[float, Query(gt=0, lt=1, examples=[DEFAULT_ALPHA])] = DEFAULT_ALPHA,
 ) -> LengthAudit:
     """Length confound: Pearson r and p of FD_raw and of FD* against n_tokens, per level
     (chunks, documents); ``*_confounded`` when p < alpha."""
     return length_audit(read_nodes(runtime.graph), alpha)
 
 
-@router.get("/tiers", response_model=TierAudit)
+@router.get(
+    "/tiers", response_model=TierAudit, responses={200: _example(_TIERS), **problems(422, 503)}
+)
 def tiers(
     runtime: RuntimeDep,
-    threshold: Annotated[float, Query(ge=0, le=10)] = DEFAULT_THRESHOLD,
+    threshold: Annotated[float, Query(ge=0, le=10, examples=[DEFAULT_THRESHOLD])] = (
+        DEFAULT_THRESHOLD
+    ),
 ) -> TierAudit:
     """Tier variance (the seed's ghost audit): n, mean and SD of FD* per source type, and the SD
     across the types' means, flagged below ``threshold``."""
     return tier_audit(read_nodes(runtime.graph), threshold)
 
 
-@router.post("/coverage", response_model=CoverageAudit)
+@router.post(
+    "/coverage",
+    response_model=CoverageAudit,
+    responses={200: _example(_COVERAGE), **problems(400, 413, 422, 503)},
+)
 def coverage(request: CoverageRequest, runtime: RuntimeDep) -> CoverageAudit:
     """Corpus–benchmark coverage: the share of the claims some chunk covers (cosine ≥
     ``min_cosine`` and ≥ ``min_shared`` shared keywords), over the full corpus (each claim's
@@ -85,13 +208,17 @@ def coverage(request: CoverageRequest, runtime: RuntimeDep) -> CoverageAudit:
     )
 
 
-@router.get("/blindness", response_model=BlindnessAudit)
+@router.get(
+    "/blindness",
+    response_model=BlindnessAudit,
+    responses={200: _example(_BLINDNESS), **problems(422, 503)},
+)
 def blindness(
     runtime: RuntimeDep,
-    query: Annotated[str, Query(min_length=1, max_length=4096)],
-    k: Annotated[int, Query(ge=1, le=50)] = DEFAULT_K,
-    fd_lambda: Annotated[float, Query(ge=0, le=1)] = DEFAULT_LAMBDA,
-    fd_pool: Annotated[int, Query(ge=1, le=1000)] = DEFAULT_POOL,
+    query: Annotated[str, Query(min_length=1, max_length=4096, examples=["battery life"])],
+    k: Annotated[int, Query(ge=1, le=50, examples=[DEFAULT_K])] = DEFAULT_K,
+    fd_lambda: Annotated[float, Query(ge=0, le=1, examples=[DEFAULT_LAMBDA])] = DEFAULT_LAMBDA,
+    fd_pool: Annotated[int, Query(ge=1, le=1000, examples=[DEFAULT_POOL])] = DEFAULT_POOL,
 ) -> BlindnessAudit:
     """Expert blindness for one query: the top k documents under cosine, BM25 and FD*-optimised
     retrieval (cosine top fd_pool reranked by (1 − λ)·score + λ·FD*_rescaled), each with its source

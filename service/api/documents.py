@@ -3,68 +3,191 @@
 from __future__ import annotations
 
 import posixpath
-from typing import Annotated
+from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 from starlette.datastructures import UploadFile
 
 from loaders.model import SourceDocument
 from loaders.read import detect_format, read_bytes
 from service.api.deps import RuntimeDep
+from service.api.errors import problems
 from service.api.schemas import (
+    VISIBLE_CHARACTER,
     DocumentIn,
     DocumentOut,
     DocumentPage,
     IngestResult,
+    UploadFields,
 )
-from service.errors import InvalidInput, NotFound
+from service.errors import InvalidInput, NotFound, UnsupportedFormat
 from service.graph.queries import Query as Cypher
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
-_UPLOAD_FIELDS = {
-    "file": {"type": "string", "format": "binary"},
-    "id": {"type": "string", "description": "Default: the file name."},
-    "format": {"type": "string", "description": "text, markdown or html; default: by name."},
-    "title": {"type": "string"},
-    "source": {"type": "string"},
-    "source_type": {"type": "string"},
-    "folder": {"type": "string"},
-    "tags": {"type": "string", "description": "Comma-separated."},
+# The formats one request can carry, by file name suffix and by a part's content type.
+_SINGLE_DOCUMENT_FORMATS = frozenset({"text", "markdown", "html"})
+_FORMAT_OF_MEDIA_TYPE = {"text/plain": "text", "text/markdown": "markdown", "text/html": "html"}
+# The largest page offset: far beyond any graph here, and far inside Neo4j's 64-bit SKIP.
+MAX_OFFSET = 1_000_000_000
+
+DocumentIdPath = Annotated[
+    str,
+    Path(description="The document's id (slashes allowed).", examples=["climate/ag-2048.md"]),
+]
+
+
+def _schema(model: type[BaseModel]) -> dict[str, Any]:
+    return model.model_json_schema(ref_template="#/components/schemas/{model}")
+
+
+def _upload_schema() -> dict[str, Any]:
+    """The multipart body: a ``file`` part of UTF-8 text and the fields of ``UploadFields``.
+
+    The file is text, so it is described as a string (OpenAPI 3.1's way for a text part); a
+    part with a file name may leave ``id`` out (the name is used), which the schema does not
+    try to say: it asks for ``id``.
+    """
+    fields = _schema(UploadFields)
+    properties: dict[str, Any] = {
+        "file": {
+            "type": "string",
+            "contentMediaType": "text/plain",
+            "pattern": VISIBLE_CHARACTER,
+            "description": "The document: UTF-8 text, Markdown or HTML (a file part, or a plain "
+            "field of at most 1 MB). The format is the `format` field, else the file name's "
+            "suffix (.txt, .md, .html), else the part's content type (a plain field is text).",
+        }
+    }
+    for name, schema in fields["properties"].items():
+        # Optional form fields are left out rather than sent as null.
+        branches = [branch for branch in schema.pop("anyOf", []) if branch.get("type") != "null"]
+        properties[name] = {**schema, **(branches[0] if branches else {})}
+        properties[name].pop("default", None)
+    return {
+        "type": "object",
+        "required": ["file", "id"],
+        "additionalProperties": False,
+        "properties": properties,
+    }
+
+
+_EXAMPLE_DOCUMENT = {
+    "id": "notes/sensor.md",
+    "text": "# Sensor note\n\nThe AG-2048 logs every 5 minutes. See [the gateway](gateway.md).",
+    "format": "markdown",
+    "tags": ["sensors"],
 }
-_BODY = {
+_REQUEST_BODY = {
     "requestBody": {
         "required": True,
         "content": {
-            "application/json": {"schema": {"$ref": "#/components/schemas/DocumentIn"}},
+            "application/json": {"schema": _schema(DocumentIn), "example": _EXAMPLE_DOCUMENT},
             "multipart/form-data": {
-                "schema": {"type": "object", "required": ["file"], "properties": _UPLOAD_FIELDS}
+                # No `encoding`: a text part needs no content type of its own (a file part may
+                # say text/plain, text/markdown or text/html, which picks the format).
+                "schema": _upload_schema(),
+                "example": {"file": "The AG-2048 sensor logs every 5 minutes.", "id": "note.txt"},
             },
         },
     }
 }
+_INGESTED = {
+    "id": "notes/sensor.md",
+    "status": "written",
+    "chunks": 1,
+    "mentions": 1,
+    "triples": 0,
+    "links": 1,
+}
+_PAGE = {
+    "total": 12,
+    "offset": 0,
+    "limit": 1,
+    "items": [
+        {
+            "id": "climate/ag-2048.md",
+            "title": "Aerograph AG-2048 wireless sensor",
+            "source": "",
+            "source_type": "markdown",
+            "folder": "climate",
+            "tags": ["sensors", "climate"],
+            "n_tokens": 412,
+            "chunks": 3,
+        }
+    ],
+}
+_DOCUMENT = {
+    "id": "notes/sensor.md",
+    "title": "Sensor note",
+    "source_type": "markdown",
+    "folder": "notes",
+    "tags": ["sensors"],
+    "identifiers": ["AG-2048"],
+    "n_tokens": 21,
+    "content_hash": "9f2c…",
+    "modified": None,
+    "chunks": [
+        {
+            "id": "notes/sensor.md#0",
+            "ordinal": 0,
+            "text": "Sensor note\n\nThe AG-2048 sensor logs every 5 minutes. See the gateway.",
+            "start": 0,
+            "end": 70,
+            "n_tokens": 21,
+            "heading_slugs": ["sensor-note"],
+        }
+    ],
+    "links": [
+        {
+            "chunk_id": "notes/sensor.md#0",
+            "href": "gateway.md",
+            "anchor_text": "the gateway",
+            "target_document": "notes/gateway.md",
+            "target_chunk": None,
+            "resolved": False,
+        }
+    ],
+    "entities": [{"id": "ag-2048", "name": "AG-2048", "type": "PRODUCT", "count": 1}],
+}
+
+
+def _example(value: object) -> dict[str, Any]:
+    return {"content": {"application/json": {"example": value}}}
 
 
 @router.post(
     "",
     response_model=IngestResult,
     status_code=201,
-    openapi_extra=_BODY,
-    responses={200: {"model": IngestResult, "description": "Unchanged: already in the graph."}},
+    openapi_extra=_REQUEST_BODY,
+    responses={
+        200: {"model": IngestResult, "description": "Unchanged: already in the graph."},
+        201: _example(_INGESTED),
+        **problems(400, 413, 415, 422, 502, 503),
+    },
 )
 async def add_document(request: Request, response: Response, runtime: RuntimeDep) -> IngestResult:
-    """Add or replace one document, sent as JSON or as a multipart file upload.
+    """Add or replace one document, sent as JSON or as a multipart upload (a `file` part and
+    the same fields, `tags` comma-separated): `curl -F file=@note.md localhost:8000/documents`.
 
-    201 when it was written, 200 when the graph already holds exactly this content.
+    201 when it was written, 200 when the graph already holds exactly this content. A document
+    whose text is not UTF-8 or renders to nothing (Markdown or HTML without text) is refused
+    with 400; a body that is neither JSON nor multipart with 415.
     """
     max_bytes = runtime.settings.max_document_bytes
-    if request.headers.get("content-type", "").startswith("multipart/form-data"):
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type == "multipart/form-data":
         document = await _from_upload(request, max_bytes)
-    else:
+    elif media_type in {"", "application/json"} or media_type.endswith("+json"):
         document = _from_json(await request.body(), max_bytes)
+    else:
+        raise UnsupportedFormat(
+            f"A document comes as application/json or multipart/form-data, not {media_type}."
+        )
     stats = await run_in_threadpool(runtime.ingestor.ingest, [document])
     if not stats.written:
         response.status_code = 200
@@ -78,11 +201,15 @@ async def add_document(request: Request, response: Response, runtime: RuntimeDep
     )
 
 
-@router.get("", response_model=DocumentPage)
+@router.get(
+    "",
+    response_model=DocumentPage,
+    responses={200: _example(_PAGE), **problems(422, 503)},
+)
 def list_documents(
     runtime: RuntimeDep,
-    offset: Annotated[int, Query(ge=0)] = 0,
-    limit: Annotated[int, Query(ge=1, le=500)] = 50,
+    offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, examples=[0])] = 0,
+    limit: Annotated[int, Query(ge=1, le=500, examples=[50])] = 50,
 ) -> DocumentPage:
     """A page of documents, ordered by id."""
     page = runtime.graph.model(
@@ -92,8 +219,12 @@ def list_documents(
     return page
 
 
-@router.get("/{document_id:path}", response_model=DocumentOut)
-def get_document(document_id: str, runtime: RuntimeDep) -> DocumentOut:
+@router.get(
+    "/{document_id:path}",
+    response_model=DocumentOut,
+    responses={200: _example(_DOCUMENT), **problems(404, 503)},
+)
+def get_document(document_id: DocumentIdPath, runtime: RuntimeDep) -> DocumentOut:
     """A document with its chunks, outgoing links and mentioned entities."""
     document = runtime.graph.model(Cypher.GET_DOCUMENT, DocumentOut, {"id": document_id})
     if document is None:
@@ -101,8 +232,8 @@ def get_document(document_id: str, runtime: RuntimeDep) -> DocumentOut:
     return document
 
 
-@router.delete("/{document_id:path}", status_code=204)
-def delete_document(document_id: str, runtime: RuntimeDep) -> Response:
+@router.delete("/{document_id:path}", status_code=204, responses=problems(404, 503))
+def delete_document(document_id: DocumentIdPath, runtime: RuntimeDep) -> Response:
     """Remove a document, its chunks and the entities nothing else mentions."""
     if runtime.ingestor.delete([document_id]) == 0:
         raise NotFound(f"No document with id {document_id!r}")
@@ -110,11 +241,18 @@ def delete_document(document_id: str, runtime: RuntimeDep) -> Response:
 
 
 # --- request bodies -----------------------------------------------------------------------------
+def _invalid(error: ValidationError) -> RequestValidationError:
+    """Pydantic's errors as FastAPI's, located in the body like those of any other route."""
+    return RequestValidationError(
+        [{**entry, "loc": ("body", *entry["loc"])} for entry in error.errors()]
+    )
+
+
 def _from_json(body: bytes, max_bytes: int) -> SourceDocument:
     try:
         payload = DocumentIn.model_validate_json(body)
     except ValidationError as error:
-        raise RequestValidationError(error.errors()) from error
+        raise _invalid(error) from error
     return read_bytes(
         payload.text.encode("utf-8"),
         doc_id=payload.id,
@@ -132,27 +270,53 @@ def _from_json(body: bytes, max_bytes: int) -> SourceDocument:
 async def _from_upload(request: Request, max_bytes: int) -> SourceDocument:
     # The context closes the spooled upload files when we are done with them.
     async with request.form() as form:
-        upload = form.get("file")
-        if not isinstance(upload, UploadFile):
+        part = form.get("file")
+        if isinstance(part, UploadFile):
+            name, part_type = part.filename or "", part.content_type or ""
+            # One byte more than allowed is enough to know the file is too large.
+            data = await part.read(max_bytes + 1)
+        elif isinstance(part, str):  # a part without a file name: text
+            name, part_type, data = "", "text/plain", part.encode("utf-8")
+        else:
             raise InvalidInput("A multipart upload needs a 'file' part.")
-        fields = {key: value for key, value in form.items() if isinstance(value, str)}
-        name = upload.filename or ""
-        # One byte more than allowed is enough to know the file is too large.
-        data = await upload.read(max_bytes + 1)
-    doc_id = fields.get("id") or name
-    if not doc_id:
+        given = {key: value for key, value in form.items() if key != "file"}
+    if name and not given.get("id"):
+        given["id"] = name
+    try:
+        fields = UploadFields.model_validate(given)
+    except ValidationError as error:
+        raise _invalid(error) from error
+    if fields.id is None:
         raise InvalidInput("The upload has no file name; give an 'id' field.")
     return read_bytes(
         data,
-        doc_id=doc_id,
-        fmt=fields.get("format") or detect_format(name or doc_id),
-        title=fields.get("title", ""),
-        source=fields.get("source", ""),
-        source_type=fields.get("source_type", ""),
-        folder=fields.get("folder") or _folder_of(doc_id),
-        tags=[tag.strip() for tag in fields.get("tags", "").split(",") if tag.strip()],
+        doc_id=fields.id,
+        fmt=fields.format or _upload_format(name or fields.id, part_type),
+        title=fields.title,
+        source=fields.source,
+        source_type=fields.source_type,
+        folder=fields.folder or _folder_of(fields.id),
+        tags=fields.tag_list(),
         max_bytes=max_bytes,
     )
+
+
+def _upload_format(name: str, part_type: str) -> str:
+    """By the name's suffix (.txt, .md, .html), else by the part's content type."""
+    try:
+        by_name: str | None = detect_format(name)
+    except UnsupportedFormat:
+        by_name = None
+    if by_name in _SINGLE_DOCUMENT_FORMATS:
+        assert by_name is not None
+        return by_name
+    by_type = _FORMAT_OF_MEDIA_TYPE.get(part_type.partition(";")[0].strip().lower())
+    if by_type is None:
+        raise UnsupportedFormat(
+            f"{name}: no reader for this file; send a .txt, .md or .html file, a text/plain, "
+            "text/markdown or text/html part, or a 'format' field."
+        )
+    return by_type
 
 
 def _folder_of(doc_id: str) -> str:

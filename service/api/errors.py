@@ -1,9 +1,31 @@
-"""The one place where anchorgraph's errors become HTTP responses."""
+"""The one place where errors become HTTP responses: RFC 9457 problem details.
+
+Every error body is ``application/problem+json``: ``type`` (a URI naming the kind of problem),
+``title`` (the same for every problem of that type), ``status``, ``detail`` (this occurrence)
+and, for a request that does not match the schema (422), ``errors``: each offending field.
+anchorgraph's own errors (``service.errors``) get a ``urn:anchorgraph:problem:…`` type; FastAPI's
+(a malformed body, an unknown route, a method a route does not have) get ``about:blank`` with
+the status's reason phrase as title, as RFC 9457 §4.2.1 asks.
+
+The OpenAPI document says the same: ``install_error_handlers`` also rewrites it so that every
+error status an operation declares (``problems(404, 503)``) is a ``ProblemDetails`` body.
+"""
 
 from __future__ import annotations
 
+import http
+import logging
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+from starlette.exceptions import HTTPException
+from starlette.responses import Response
+from starlette.routing import Match
 
 from service.errors import (
     AnchorgraphError,
@@ -16,29 +38,286 @@ from service.errors import (
     UnsupportedFormat,
 )
 
-# Most specific first: the first class an error is an instance of decides its status.
-_STATUS: tuple[tuple[type[AnchorgraphError], int], ...] = (
-    (UnsupportedFormat, 415),
-    (DocumentTooLarge, 413),
-    (InvalidInput, 400),
-    (NotFound, 404),
-    (GraphUnavailable, 503),
-    (ClaimExtractionError, 502),
-    (IndexNotReady, 503),
-)
+log = logging.getLogger(__name__)
+
+PROBLEM_JSON = "application/problem+json"
+TYPE_PREFIX = "urn:anchorgraph:problem:"
+# A detail is for people: an error about a megabyte of input does not echo the megabyte.
+DETAIL_CHARS = 1000
 
 
-def status_for(error: AnchorgraphError) -> int:
-    return next((status for kind, status in _STATUS if isinstance(error, kind)), 500)
+class ValidationIssue(BaseModel):
+    """One field of the request that does not match the schema."""
+
+    loc: list[str | int] = Field(
+        description="Where: the part of the request (body, query, path) and the field's path."
+    )
+    msg: str = Field(description="What is wrong with it.")
+    type: str = Field(description="The kind of mismatch (pydantic's error type).")
 
 
-async def _handle(_: Request, error: Exception) -> JSONResponse:
-    assert isinstance(error, AnchorgraphError)
-    return JSONResponse(
-        status_code=status_for(error),
-        content={"error": type(error).__name__, "detail": str(error)},
+class ProblemDetails(BaseModel):
+    """An error, as RFC 9457 problem details (``application/problem+json``)."""
+
+    type: str = Field(
+        description="A URI naming the kind of problem: urn:anchorgraph:problem:<kind>, or "
+        "about:blank for a plain HTTP error.",
+        examples=["urn:anchorgraph:problem:not-found"],
+    )
+    title: str = Field(description="A short summary of the kind of problem.")
+    status: int = Field(ge=400, le=599, description="The HTTP status code.")
+    detail: str = Field(description="What went wrong this time.")
+    errors: list[ValidationIssue] | None = Field(
+        None, description="With 422: every field of the request that does not match the schema."
     )
 
 
+@dataclass(frozen=True)
+class ProblemType:
+    """How one kind of error is answered: its status, type URI and title."""
+
+    status: int
+    kind: str  # the end of the type URI
+    title: str
+
+    @property
+    def uri(self) -> str:
+        return TYPE_PREFIX + self.kind
+
+
+UNSUPPORTED_FORMAT = ProblemType(415, "unsupported-format", "Unsupported format")
+DOCUMENT_TOO_LARGE = ProblemType(413, "document-too-large", "Document too large")
+INVALID_INPUT = ProblemType(400, "invalid-input", "Invalid input")
+NOT_FOUND = ProblemType(404, "not-found", "Not found")
+GRAPH_UNAVAILABLE = ProblemType(503, "graph-unavailable", "Neo4j is unavailable")
+CLAIM_EXTRACTION_FAILED = ProblemType(502, "claim-extraction-failed", "Claim extraction failed")
+INDEX_NOT_READY = ProblemType(503, "index-not-ready", "An index is not ready")
+INTERNAL_ERROR = ProblemType(500, "internal-error", "Internal error")
+VALIDATION_ERROR = ProblemType(422, "validation-error", "The request does not match the schema")
+# Most specific first: the first class an error is an instance of decides its problem type.
+_PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
+    (UnsupportedFormat, UNSUPPORTED_FORMAT),
+    (DocumentTooLarge, DOCUMENT_TOO_LARGE),
+    (InvalidInput, INVALID_INPUT),
+    (NotFound, NOT_FOUND),
+    (GraphUnavailable, GRAPH_UNAVAILABLE),
+    (ClaimExtractionError, CLAIM_EXTRACTION_FAILED),
+    (IndexNotReady, INDEX_NOT_READY),
+)
+
+
+def problem_type(error: AnchorgraphError) -> ProblemType:
+    return next(
+        (known for kind, known in _PROBLEM_TYPES if isinstance(error, kind)), INTERNAL_ERROR
+    )
+
+
+def _printable(text: str) -> str:
+    """Text that UTF-8 can carry: a lone surrogate from the request is shown as ``\\ud800``."""
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
+
+
+def _cut(text: str) -> str:
+    text = _printable(text)
+    return text if len(text) <= DETAIL_CHARS else text[: DETAIL_CHARS - 1] + "…"
+
+
+def problem_response(
+    status: int,
+    detail: str,
+    *,
+    type_uri: str = "about:blank",
+    title: str | None = None,
+    errors: Sequence[ValidationIssue] | None = None,
+    headers: Mapping[str, str] | None = None,
+) -> JSONResponse:
+    """A problem-details response. Middleware that refuses a request (a size limit, a missing
+    API key) answers with this too, so every error body has the one shape."""
+    problem = ProblemDetails(
+        type=type_uri,
+        title=title or http.HTTPStatus(status).phrase,
+        status=status,
+        detail=_cut(detail),
+        errors=list(errors) if errors is not None else None,
+    )
+    return JSONResponse(
+        problem.model_dump(mode="json", exclude_none=True),
+        status_code=status,
+        headers=dict(headers or {}),
+        media_type=PROBLEM_JSON,
+    )
+
+
+# --- handlers -------------------------------------------------------------------------------------
+async def _anchorgraph_error(_: Request, error: Exception) -> Response:
+    assert isinstance(error, AnchorgraphError)
+    known = problem_type(error)
+    if known is INTERNAL_ERROR:
+        log.error("unmapped %s", type(error).__name__, exc_info=error)
+        return _internal_error()
+    return problem_response(known.status, str(error), type_uri=known.uri, title=known.title)
+
+
+def _issue(error: Mapping[str, Any]) -> ValidationIssue:
+    loc = [part if isinstance(part, int) else _printable(str(part)) for part in error["loc"]]
+    return ValidationIssue(loc=loc, msg=_printable(str(error["msg"])), type=str(error["type"]))
+
+
+def describe_issues(issues: Sequence[ValidationIssue]) -> str:
+    """One line naming the fields at fault: ``body.k: Input should be a number; …``."""
+    shown = [f"{'.'.join(map(str, issue.loc))}: {issue.msg}" for issue in issues[:3]]
+    more = f" (and {len(issues) - 3} more)" if len(issues) > 3 else ""
+    return "; ".join(shown) + more
+
+
+async def _validation_error(_: Request, error: Exception) -> Response:
+    # Pydantic's own entries also carry the input and its context; they are left out, so that
+    # an answer never echoes a request's megabyte (or a secret in it).
+    assert isinstance(error, RequestValidationError)
+    issues = [_issue(entry) for entry in error.errors()]
+    return problem_response(
+        VALIDATION_ERROR.status,
+        describe_issues(issues),
+        type_uri=VALIDATION_ERROR.uri,
+        title=VALIDATION_ERROR.title,
+        errors=issues,
+    )
+
+
+async def _http_error(request: Request, error: Exception) -> Response:
+    assert isinstance(error, HTTPException)
+    headers = dict(error.headers or {})
+    if error.status_code == 405:
+        # Starlette names the methods of the first route whose path matched; a path served by
+        # several routes (GET and POST /documents) allows all of theirs.
+        headers["Allow"] = ", ".join(_allowed_methods(request))
+    if error.status_code < 400:  # not an error: no body to give
+        return Response(status_code=error.status_code, headers=headers)
+    return problem_response(error.status_code, str(error.detail), headers=headers)
+
+
+def _allowed_methods(request: Request) -> list[str]:
+    """The methods some route serves at this path: each asked of the router in turn (routers
+    included with a prefix match as one route, so their routes cannot be listed directly)."""
+    routes = request.app.router.routes
+    return [
+        method
+        for method in _METHODS
+        if any(
+            route.matches({**request.scope, "method": method})[0] is Match.FULL for route in routes
+        )
+    ]
+
+
+_METHODS = ("GET", "HEAD", "POST", "PUT", "PATCH", "DELETE")
+
+
+def _internal_error() -> JSONResponse:
+    return problem_response(
+        500,
+        "The server failed to answer; its log has the details.",
+        type_uri=INTERNAL_ERROR.uri,
+        title=INTERNAL_ERROR.title,
+    )
+
+
+async def _unexpected_error(_: Request, error: Exception) -> Response:
+    # Starlette logs the traceback and re-raises after sending this; the body names nothing.
+    return _internal_error()
+
+
 def install_error_handlers(app: FastAPI) -> None:
-    app.add_exception_handler(AnchorgraphError, _handle)
+    """Answer every error as problem details, and say so in the app's OpenAPI document."""
+    app.add_exception_handler(AnchorgraphError, _anchorgraph_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(HTTPException, _http_error)
+    app.add_exception_handler(Exception, _unexpected_error)
+    app.openapi = _documenting_problems(app.openapi)  # type: ignore[method-assign]
+
+
+# --- the OpenAPI document -------------------------------------------------------------------------
+_DESCRIPTIONS: dict[int, str] = {
+    400: "Invalid input: a body that is not JSON or UTF-8, or a document with no text.",
+    404: "No such document, chunk or route.",
+    413: "The body or the document is larger than the configured limit.",
+    415: "A content type or file format no reader handles.",
+    422: "The request does not match the schema; `errors` names each field.",
+    502: "The configured claim extractor failed.",
+    503: "Neo4j is unavailable, or an index is not ready.",
+}
+_EXAMPLES: dict[int, tuple[ProblemType, str]] = {
+    400: (INVALID_INPUT, "notes/a.md: the document has no text."),
+    404: (NOT_FOUND, "No document with id 'notes/missing.md'"),
+    413: (DOCUMENT_TOO_LARGE, "big.txt: 6,000,000 bytes is over the limit of 5,000,000 bytes."),
+    415: (UNSUPPORTED_FORMAT, "scan.pdf: no reader for this file; send a .txt, .md or .html file."),
+    422: (VALIDATION_ERROR, "body.k: Input should be less than or equal to 1000"),
+    502: (CLAIM_EXTRACTION_FAILED, "claim extractor at http://127.0.0.1:8080 failed: timed out"),
+    503: (GRAPH_UNAVAILABLE, "Neo4j at bolt://127.0.0.1:7687 is unavailable."),
+}
+
+
+def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """The ``responses`` of a route for the error statuses it can answer: each becomes a
+    ``ProblemDetails`` body in the OpenAPI document."""
+    return {status: {"description": _DESCRIPTIONS[status]} for status in statuses}
+
+
+def _example(status: int) -> dict[str, Any]:
+    known, detail = _EXAMPLES[status]
+    example = ProblemDetails(type=known.uri, title=known.title, status=status, detail=detail)
+    if status == 422:
+        example.errors = [
+            ValidationIssue(
+                loc=["body", "k"],
+                msg="Input should be less than or equal to 1000",
+                type="less_than_equal",
+            )
+        ]
+    return example.model_dump(mode="json", exclude_none=True)
+
+
+def _documenting_problems(build: Callable[[], dict[str, Any]]) -> Callable[[], dict[str, Any]]:
+    def openapi() -> dict[str, Any]:
+        document = build()  # FastAPI caches it: the rewrite below runs on the first call only
+        schemas = document.setdefault("components", {}).setdefault("schemas", {})
+        if "ProblemDetails" not in schemas:
+            _rewrite_error_responses(document, schemas)
+        return document
+
+    return openapi
+
+
+def _rewrite_error_responses(document: dict[str, Any], schemas: dict[str, Any]) -> None:
+    problem_schema = ProblemDetails.model_json_schema(ref_template="#/components/schemas/{model}")
+    schemas.update(problem_schema.pop("$defs", {}))
+    schemas["ProblemDetails"] = problem_schema
+    reference = {"$ref": "#/components/schemas/ProblemDetails"}
+    for operation in _operations(document):
+        for code, response in operation.get("responses", {}).items():
+            status = int(code) if str(code).isdigit() else 0
+            if status < 400 or not _is_problem(response):
+                continue
+            response["description"] = _DESCRIPTIONS.get(status, response.get("description", ""))
+            response["content"] = {PROBLEM_JSON: {"schema": reference, "example": _example(status)}}
+    # FastAPI's own 422 body, replaced everywhere above.
+    for name in ("HTTPValidationError", "ValidationError"):
+        schemas.pop(name, None)
+
+
+def _operations(document: Mapping[str, Any]) -> Iterable[dict[str, Any]]:
+    for path_item in document.get("paths", {}).values():
+        yield from (
+            op
+            for method, op in path_item.items()
+            if isinstance(op, dict) and method != "parameters"
+        )
+
+
+def _is_problem(response: Mapping[str, Any]) -> bool:
+    """An error response the route left to us: no body of its own, or FastAPI's 422 body (a
+    route may give an error status a body of its own, as /health does with 503)."""
+    content = response.get("content")
+    if not content:
+        return True
+    schemas = [media.get("schema", {}) for media in content.values()]
+    return any(schema.get("$ref", "").endswith("/HTTPValidationError") for schema in schemas)

@@ -13,10 +13,11 @@ from collections.abc import Mapping, Sequence
 from datetime import date, datetime, time
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict
 
 from service.api.deps import RuntimeDep
+from service.api.errors import problems
 from service.errors import NotFound
 from service.graph.gateway import Graph, row_values
 from service.graph.queries import Query as Cypher
@@ -81,12 +82,54 @@ class Neighbourhood(BaseModel):
     truncated: bool
 
 
-@router.get("/neighbourhood/{node_id:path}", response_model=Neighbourhood)
+_EXAMPLE = {
+    "center": "4:3bcc0d79:506",
+    "nodes": [
+        {
+            "id": "4:3bcc0d79:506",
+            "labels": ["Document"],
+            "caption": "Aerograph AG-2048 wireless sensor",
+            "properties": {"id": "climate/ag-2048.md", "folder": "climate", "n_tokens": 408},
+        },
+        {
+            "id": "4:3bcc0d79:375",
+            "labels": ["Chunk"],
+            "caption": "climate/ag-2048.md#0",
+            "properties": {"id": "climate/ag-2048.md#0", "ordinal": 0, "n_tokens": 171},
+        },
+    ],
+    "relationships": [
+        {
+            "id": "5:3bcc0d79:900",
+            "type": "HAS_CHUNK",
+            "start": "4:3bcc0d79:506",
+            "end": "4:3bcc0d79:375",
+            "properties": {},
+        }
+    ],
+    "truncated": True,
+}
+
+
+@router.get(
+    "/neighbourhood/{node_id:path}",
+    response_model=Neighbourhood,
+    responses={
+        200: {"content": {"application/json": {"example": _EXAMPLE}}},
+        **problems(404, 422, 503),
+    },
+)
 def get_neighbourhood(
-    node_id: str,
+    node_id: Annotated[
+        str, Path(description="A document's or chunk's id.", examples=["climate/ag-2048.md"])
+    ],
     runtime: RuntimeDep,
-    depth: Annotated[int, Query(ge=1, le=2, description="Hops from the document or chunk.")] = 1,
-    limit: Annotated[int, Query(ge=1, le=500, description="Nodes, the centre included.")] = 100,
+    depth: Annotated[
+        int, Query(ge=1, le=2, description="Hops from the document or chunk.", examples=[1])
+    ] = 1,
+    limit: Annotated[
+        int, Query(ge=1, le=500, description="Nodes, the centre included.", examples=[100])
+    ] = 100,
 ) -> Neighbourhood:
     """The neighbourhood of a document or chunk (by id): nearest nodes first, then by how they
     were reached (reading order, links, claims and mentions, triples, tags, folders), and the

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Response
 
 from service.api.deps import RuntimeDep
@@ -13,9 +15,57 @@ from service.graph.schema import index_states
 router = APIRouter(tags=["health"])
 
 
-@router.get("/health", response_model=HealthResponse)
+HEALTHY: dict[str, Any] = {
+    "status": "ok",
+    "neo4j": {
+        "reachable": True,
+        "uri": "bolt://127.0.0.1:7687",
+        "database": "neo4j",
+        "version": "5.26.29",
+        "edition": "community",
+        "browser_url": "http://127.0.0.1:7474/browser/",
+        "error": None,
+    },
+    "indexes": [
+        {
+            "name": "chunk_embedding",
+            "type": "VECTOR",
+            "state": "ONLINE",
+            "population_percent": 100.0,
+        }
+    ],
+    "model": {"name": "all-MiniLM-L6-v2", "dimension": 384, "query_runtime": "onnx"},
+}
+UNAVAILABLE: dict[str, Any] = {
+    **HEALTHY,
+    "status": "unavailable",
+    "neo4j": {
+        **HEALTHY["neo4j"],
+        "reachable": False,
+        "version": None,
+        "edition": None,
+        "error": "Neo4j at bolt://127.0.0.1:7687 is unavailable.",
+    },
+    "indexes": [],
+}
+
+
+@router.get(
+    "/health",
+    response_model=HealthResponse,
+    responses={
+        200: {"content": {"application/json": {"example": HEALTHY}}},
+        503: {
+            "model": HealthResponse,
+            "description": "Neo4j is unreachable (status unavailable) or an index is not "
+            "ONLINE (status degraded).",
+            "content": {"application/json": {"example": UNAVAILABLE}},
+        },
+    },
+)
 def health(runtime: RuntimeDep, response: Response) -> HealthResponse:
-    """Answers 200 when Neo4j answers and every index is ONLINE, 503 otherwise."""
+    """Answers 200 when Neo4j answers and every index is ONLINE, 503 otherwise (the same body:
+    its `status` says which)."""
     settings, embedder = runtime.settings, runtime.embedder
     model = ModelHealth(
         name=embedder.name,

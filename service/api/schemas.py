@@ -5,7 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic_core import PydanticCustomError
+
+from service.retrieval.types import UTF8, Text
 
 
 class Neo4jHealth(BaseModel):
@@ -41,23 +44,89 @@ class HealthResponse(BaseModel):
 
 
 # --- documents ------------------------------------------------------------------------------------
-DocumentId = Annotated[str, StringConstraints(min_length=1, max_length=512, strip_whitespace=True)]
+# A character that is neither whitespace (as Python's str.strip and JSON Schema's \s see it) nor
+# invisible (what text normalisation removes): an id or a text must hold one to mean anything.
+VISIBLE_CHARACTER = r"[^\s\x1c-\x1f\x85\u00ad\u180e\u200b-\u200d\u2060\ufeff]"
+# An id is a path segment of /documents/{id}: it holds no "%", so that it can never be taken for
+# a percent-escape (clients that unquote before they quote, as schemathesis does, would).
+DOCUMENT_ID = r"^[^%]*[^%\s\x1c-\x1f\x85\u00ad\u180e\u200b-\u200d\u2060\ufeff][^%]*$"
+DocumentId = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=512, strip_whitespace=True, pattern=DOCUMENT_ID),
+    UTF8,
+]
+Label = Annotated[Text, StringConstraints(max_length=1000)]
+Tag = Annotated[Text, StringConstraints(max_length=200)]
+# The multipart form of a list of tags: the same bounds, comma-separated.
+# (Checked in Python: the Rust regex engine finds the repetition of a Unicode class too large.)
+TAG_LIST = r"^[^,]{0,200}(?:,[^,]{0,200}){0,99}$"
+
+
+def _tag_list(tags: str) -> str:
+    parts = tags.split(",")
+    if len(parts) > 100 or any(len(part) > 200 for part in parts):
+        raise PydanticCustomError(
+            "tag_list", "At most 100 comma-separated tags of at most 200 characters each"
+        )
+    return tags
 
 
 class DocumentIn(BaseModel):
     """A document sent as JSON. ``format`` says how to read ``text``."""
 
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "id": "notes/sensor.md",
+                    "text": "# Sensor note\n\nThe AG-2048 sensor logs every 5 minutes.",
+                    "format": "markdown",
+                    "tags": ["sensors"],
+                }
+            ]
+        },
+    )
+
+    id: DocumentId = Field(
+        description="Its key, without '%'; an id shaped like a path (notes/a.md) files it in "
+        "that folder."
+    )
+    text: Annotated[str, StringConstraints(pattern=VISIBLE_CHARACTER), UTF8] = Field(
+        description="The content, at most max_document_bytes in UTF-8 (else 413)."
+    )
+    format: Literal["text", "markdown", "html"] = "text"
+    title: Label = Field("", description="Default: from the document (front matter, H1, ...).")
+    uri: Label = ""
+    source: Label = ""
+    source_type: Label = ""
+    folder: Label = Field("", description="Default: the folder part of a path-shaped id.")
+    tags: list[Tag] = Field(default_factory=list, max_length=100)
+
+
+class UploadFields(BaseModel):
+    """The form fields beside the ``file`` part of a multipart upload."""
+
     model_config = ConfigDict(extra="forbid")
 
-    id: DocumentId
-    text: str
-    format: Literal["text", "markdown", "html"] = "text"
-    title: str = ""
-    uri: str = ""
-    source: str = ""
-    source_type: str = ""
-    folder: str = ""
-    tags: list[str] = Field(default_factory=list, max_length=100)
+    id: DocumentId | None = Field(None, description="Default: the file part's file name.")
+    format: Literal["text", "markdown", "html"] | None = Field(
+        None,
+        description="Default: by the file name (.txt, .md, .html), else by the part's content "
+        "type (text/plain, text/markdown, text/html).",
+    )
+    title: Label = ""
+    source: Label = ""
+    source_type: Label = ""
+    folder: Label = Field("", description="Default: the folder part of a path-shaped id.")
+    tags: Annotated[str, UTF8, AfterValidator(_tag_list)] = Field(
+        "",
+        description="Comma-separated: at most 100 tags of at most 200 characters.",
+        json_schema_extra={"pattern": TAG_LIST},
+    )
+
+    def tag_list(self) -> list[str]:
+        return [tag.strip() for tag in self.tags.split(",") if tag.strip()]
 
 
 class IngestResult(BaseModel):

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
 from service.api.deps import RuntimeDep
+from service.api.errors import problems
+from service.api.metrics import observe_search
 from service.api.schemas import EntityOut
 from service.graph.queries import Query as Cypher
 from service.retrieval.lucene import fulltext_query
@@ -16,8 +18,62 @@ from service.text.identifiers import normalise_entity_id
 
 router = APIRouter(tags=["search"])
 
+SEARCH_EXAMPLE: dict[str, Any] = {
+    "query": "AG-2048 battery life",
+    "mode": "hybrid",
+    "level": "chunk",
+    "hits": [
+        {
+            "rank": 1,
+            "score": 0.8123,
+            "document_id": "climate/ag-2048.md",
+            "chunk_id": "climate/ag-2048.md#1",
+            "title": "Aerograph AG-2048 wireless sensor",
+            "text": "Specifications. Battery life: about 4 years at one reading every 5 minutes.",
+            "n_tokens": 96,
+            "paths": {
+                "dense": {"raw": 0.61, "normalised": 0.52, "rank": 1, "contribution": 0.364},
+                "bm25": {"raw": 7.9, "normalised": 0.71, "rank": 1, "contribution": 0.213},
+            },
+            "signals": None,
+            "fd": None,
+            "supporting": [],
+            "priors": {},
+        }
+    ],
+    "entities": [
+        {"id": "ag-2048", "name": "AG-2048", "type": "PRODUCT", "how": "exact", "score": 1.0}
+    ],
+    "identifiers": ["ag-2048"],
+    "candidates": {"dense": 31, "bm25": 12, "tfidf": 9, "metadata": 3, "entity": 3},
+    "feedback_documents": [],
+    "tokens": None,
+    "timings": [{"stage": "analyse", "ms": 6.1}, {"stage": "paths", "ms": 14.2}],
+    "round_trips": 5,
+    "total_ms": 23.4,
+}
+ENTITIES_EXAMPLE: list[dict[str, Any]] = [
+    {
+        "id": "museu de arte contemporânea",
+        "name": "Museu de Arte Contemporânea",
+        "type": "ORG",
+        "aliases": ["MAC"],
+        "exact": True,
+        "score": 1.0,
+        "mentions": 9,
+        "documents": 5,
+    }
+]
 
-@router.post("/search", response_model=SearchResult)
+
+@router.post(
+    "/search",
+    response_model=SearchResult,
+    responses={
+        200: {"content": {"application/json": {"example": SEARCH_EXAMPLE}}},
+        **problems(400, 413, 422, 503),
+    },
+)
 def search(options: SearchOptions, runtime: RuntimeDep) -> SearchResult:
     """Hybrid search with every score explained.
 
@@ -26,14 +82,25 @@ def search(options: SearchOptions, runtime: RuntimeDep) -> SearchResult:
     Filters apply to every path. The answer lists detected entities, per-stage timings and the
     number of database round trips.
     """
-    return run_search(runtime.search, options)
+    result = run_search(runtime.search, options)
+    observe_search(result)  # its stage timings into GET /metrics
+    return result
 
 
-@router.get("/entities", response_model=list[EntityOut])
+@router.get(
+    "/entities",
+    response_model=list[EntityOut],
+    responses={
+        200: {"content": {"application/json": {"example": ENTITIES_EXAMPLE}}},
+        **problems(422, 503),
+    },
+)
 def entities(
     runtime: RuntimeDep,
-    q: Annotated[str, Query(min_length=1, max_length=512, description="Name or alias.")],
-    limit: Annotated[int, Query(ge=1, le=200)] = 20,
+    q: Annotated[
+        str, Query(min_length=1, max_length=512, description="Name or alias.", examples=["MAC"])
+    ],
+    limit: Annotated[int, Query(ge=1, le=200, examples=[20])] = 20,
 ) -> list[EntityOut]:
     """Entities whose name or alias matches `q` (an exact name or alias first), with how often
     documents mention them."""

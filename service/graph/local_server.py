@@ -70,6 +70,26 @@ _VECTOR_INDEX_SEGMENTS = {
 }
 
 
+# Addresses that mean "every interface": the API is then reached on loopback from this machine.
+_ANY_ADDRESS = ("0.0.0.0", "::", "")
+
+
+def browser_settings(settings: Settings) -> dict[str, str]:
+    """Neo4j Browser ready on first login: after connecting it applies the graph's style and
+    plays the guide, both served by the API (``service/api/browser.py``), whose host Browser
+    must be allowed to fetch from (it checks host names only, not ports)."""
+    host = "127.0.0.1" if settings.api_host in _ANY_ADDRESS else settings.api_host
+    api = f"http://{host}:{settings.api_port}"
+    return {
+        "browser.post_connect_cmd": (
+            f"style {api}/browser/style.grass; play {api}/browser/guide.html"
+        ),
+        "browser.remote_content_hostname_whitelist": ",".join(
+            dict.fromkeys((host, "127.0.0.1", "localhost"))
+        ),
+    }
+
+
 @dataclass(frozen=True)
 class ServerStatus:
     running: bool
@@ -310,6 +330,7 @@ class LocalNeo4j:
             "dbms.usage_report.enabled": "false",
             "server.config.strict_validation.enabled": "true",
             **_VECTOR_INDEX_SEGMENTS,
+            **browser_settings(s),
         }
         text = "# Written by anchorgraph from its settings; edits are overwritten on start.\n"
         text += "".join(f"{key}={value}\n" for key, value in lines.items())

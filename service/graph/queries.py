@@ -92,6 +92,13 @@ class Query(StrEnum):
     GRAPH_DOCUMENT_LINKS = "graph/document_links"
     GRAPH_SET_PAGERANK = "graph/set_pagerank"
     GRAPH_NEIGHBOURHOOD = "graph/neighbourhood"
+    # browser: the Neo4j Browser guide's queries (service/api/browser.py renders them)
+    BROWSER_OVERVIEW = "browser/overview"
+    BROWSER_DOCUMENT_CHUNKS = "browser/document_chunks"
+    BROWSER_ENTITY_MENTIONS = "browser/entity_mentions"
+    BROWSER_EXPANSION_PATHS = "browser/expansion_paths"
+    BROWSER_FOLDER_FD = "browser/folder_fd"
+    BROWSER_NEIGHBOURHOOD = "browser/neighbourhood"
     # documents: REST reads
     GET_DOCUMENT = "documents/get_document"
     LIST_DOCUMENTS = "documents/list_documents"

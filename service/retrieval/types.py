@@ -6,11 +6,23 @@
 
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from service.factual_density import LengthBin
 from service.retrieval.fusion import Fusion
@@ -81,7 +93,44 @@ DENSE_PATH_NAMES = frozenset({PathName.DENSE, PathName.DOC_DENSE})
 # cosine's on both, where the evidence tiers' share of the top 5 about doubles.
 DEFAULT_FD_LAMBDA = 0.1
 
-ShortText = Annotated[str, StringConstraints(max_length=512)]
+
+# --- request values -------------------------------------------------------------------------------
+def _json_integer(value: object) -> object:
+    """Only numbers pass: pydantic's lax mode would also read ``true`` as 1 and ``"10"`` as 10.
+    (Strict mode is not used for integers: it refuses ``10.0``, which JSON Schema calls one.)"""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise PydanticCustomError("int_type", "Input should be a valid integer")
+    return value
+
+
+def _valid_unicode(text: str) -> str:
+    """Refuse lone surrogates (JSON's ``"\\ud800"``): they cannot be encoded as UTF-8, so Neo4j
+    and the answer could not take them."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        raise PydanticCustomError(
+            "unicode_surrogate",
+            "Text holds a lone surrogate at position {position}, which is not a character",
+            {"position": error.start},
+        ) from None
+    return text
+
+
+# Request numbers: JSON numbers only (no booleans, no strings) and always finite; every field
+# that takes one also has bounds, so no request can push a score to infinity. (Bounds of an
+# optional integer go before the validator, or they stay out of the JSON schema.)
+JSON_INTEGER = BeforeValidator(_json_integer)
+Integer = Annotated[int, JSON_INTEGER]
+Number = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+Flag = Annotated[bool, Field(strict=True)]
+# Request text: any Unicode string that UTF-8 can carry.
+UTF8 = AfterValidator(_valid_unicode)
+Text = Annotated[str, UTF8]
+ShortText = Annotated[Text, StringConstraints(max_length=512)]
+# Upper bound of every fusion weight: the defaults are below 1, and with at most a handful of
+# lists fused, scores stay far from float overflow.
+MAX_WEIGHT = 100.0
 
 
 class Filters(BaseModel):
@@ -121,69 +170,143 @@ class SignalWeightsIn(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    doc: float = Field(0.25, ge=0)
-    segment: float = Field(0.30, ge=0)
-    entity: float = Field(0.20, ge=0)
-    triple: float = Field(0.15, ge=0)
-    text: float = Field(0.10, ge=0)
-    fd: float = Field(0.0, ge=0, description="S_fd: the document's FD*_rescaled (off by default).")
+    doc: Number = Field(0.25, ge=0, le=MAX_WEIGHT)
+    segment: Number = Field(0.30, ge=0, le=MAX_WEIGHT)
+    entity: Number = Field(0.20, ge=0, le=MAX_WEIGHT)
+    triple: Number = Field(0.15, ge=0, le=MAX_WEIGHT)
+    text: Number = Field(0.10, ge=0, le=MAX_WEIGHT)
+    fd: Number = Field(
+        0.0, ge=0, le=MAX_WEIGHT, description="S_fd: the document's FD*_rescaled (off by default)."
+    )
+
+
+# The rules of ``SearchOptions._consistent`` in JSON Schema, so that a client (or a contract
+# test) knows from the schema alone which requests are accepted. A ``properties`` keyword holds
+# when the property is absent, which is what the defaults (level chunk, mode hybrid) need.
+_NO_DOCUMENT_PATHS_AT_CHUNK_LEVEL: dict[str, Any] = {
+    "if": {"properties": {"level": {"const": "chunk"}, "mode": {"not": {"const": "multisignal"}}}},
+    "then": {
+        "properties": {
+            "paths": {
+                "anyOf": [
+                    {"type": "null"},
+                    {"items": {"not": {"enum": sorted(DOCUMENT_PATHS)}}},
+                ]
+            }
+        }
+    },
+}
+_FEEDBACK_NEEDS_A_DENSE_PATH: dict[str, Any] = {
+    "if": {"required": ["feedback"], "properties": {"feedback": {"type": "integer", "minimum": 1}}},
+    "then": {
+        "anyOf": [
+            {"required": ["mode"], "properties": {"mode": {"const": "dense"}}},
+            {
+                "properties": {
+                    "mode": {"enum": ["hybrid", "multisignal"]},
+                    "paths": {
+                        "anyOf": [
+                            {"type": "null"},
+                            {"maxItems": 0},
+                            {"contains": {"enum": sorted(DENSE_PATH_NAMES)}},
+                        ]
+                    },
+                }
+            },
+        ]
+    },
+}
+
+
+def _hybrid_only(option: str) -> dict[str, Any]:
+    return {
+        "if": {"required": [option], "properties": {option: {"exclusiveMinimum": 0}}},
+        "then": {"properties": {"mode": {"const": "hybrid"}}},
+    }
+
+
+_CROSS_FIELD_RULES: list[dict[str, Any]] = [
+    _NO_DOCUMENT_PATHS_AT_CHUNK_LEVEL,
+    _FEEDBACK_NEEDS_A_DENSE_PATH,
+    _hybrid_only("pagerank_weight"),
+    _hybrid_only("fd_weight"),
+]
+
+
+def _document_request(schema: dict[str, Any]) -> None:
+    schema["allOf"] = _CROSS_FIELD_RULES
+    schema["examples"] = [
+        {"query": "AG-2048 battery life", "k": 5, "explain": True},
+        {"query": "humidity in the storerooms", "level": "document", "expand": True},
+    ]
 
 
 class SearchOptions(BaseModel):
     """A search request."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(
+        extra="forbid",
+        frozen=True,
+        json_schema_extra=_document_request,
+    )
 
-    query: Annotated[str, StringConstraints(min_length=1, max_length=4096)]
+    query: Annotated[Text, StringConstraints(min_length=1, max_length=4096)]
     mode: Mode = Mode.HYBRID
     level: Literal["chunk", "document"] = "chunk"
-    k: int = Field(10, ge=1, le=1000, description="Results returned.")
-    k_over: int = Field(100, ge=1, le=5000, description="Candidates fetched per path.")
+    k: Integer = Field(10, ge=1, le=1000, description="Results returned.")
+    k_over: Integer = Field(
+        100,
+        ge=1,
+        le=5000,
+        validate_default=True,
+        description="Candidates fetched per path, at least k: a smaller value (the default 100 "
+        "too) is raised to k.",
+    )
     paths: list[PathName] | None = Field(
         default=None, description="Paths fused in hybrid and multisignal modes; default: all."
     )
     normalisation: Normalisation = Normalisation.L2
     fusion: Fusion = Fusion.WEIGHTED_SUM
-    weights: dict[PathName, Annotated[float, Field(ge=0)]] = Field(
+    weights: dict[PathName, Annotated[Number, Field(ge=0, le=MAX_WEIGHT)]] = Field(
         default_factory=dict,
         description="Per path; a path left out keeps its default weight for the level.",
     )
-    rrf_k: int = Field(60, ge=0)
+    rrf_k: Integer = Field(60, ge=0, le=10_000, description="k of RRF: Σ w / (k + rank).")
     signal_weights: SignalWeightsIn = Field(default_factory=SignalWeightsIn)
     filters: Filters = Field(default_factory=Filters)
-    threshold: float | None = Field(None, description="Drop hits scoring below this.")
-    explain: bool = Field(
+    threshold: Number | None = Field(
+        None, ge=-1e6, le=1e6, description="Drop hits scoring below this."
+    )
+    explain: Flag = Field(
         False, description="Add each path's raw and normalised score, rank and share to hits."
     )
-    feedback: int | None = Field(
+    feedback: Annotated[int, Field(ge=0, le=50), JSON_INTEGER] | None = Field(
         None,
-        ge=0,
-        le=50,
         description="Pseudo-relevance feedback: the query vector moves towards the top N "
         "documents of a first ranking (Rocchio) and the dense paths run again. Default: "
         f"{DEFAULT_FEEDBACK_DOCUMENTS} for hybrid searches at document level, else 0 (off).",
     )
-    feedback_weight: float = Field(
+    feedback_weight: Number = Field(
         DEFAULT_FEEDBACK_WEIGHT,
         ge=0,
         le=10,
         description="How far feedback moves the query: q' = q + weight × (unit centroid).",
     )
 
-    fd_rerank: bool = Field(
+    fd_rerank: Flag = Field(
         False,
         description="FD*-optimised rerank (seed 000): the top fd_pool hits scored again as "
         "(1 - fd_lambda) x score + fd_lambda x FD*_rescaled; the hits below them keep their "
         "order at (1 - fd_lambda) x score. With mode 'dense' this is the seed's condition C.",
     )
-    fd_lambda: float = Field(
+    fd_lambda: Number = Field(
         DEFAULT_FD_LAMBDA,
         ge=0,
         le=1,
         description="λ of the FD* rerank (the seed's 0.5 cost 0.05 to 0.19 NDCG@10 here).",
     )
-    fd_pool: int = Field(20, ge=1, le=1000, description="Hits the FD* rerank scores again.")
-    fd_weight: float = Field(
+    fd_pool: Integer = Field(20, ge=1, le=1000, description="Hits the FD* rerank scores again.")
+    fd_weight: Number = Field(
         0.0,
         ge=0,
         le=10,
@@ -192,45 +315,47 @@ class SearchOptions(BaseModel):
         "mode has signal_weights.fd instead.",
     )
 
-    expand: bool = Field(
+    expand: Flag = Field(
         False,
         description="Follow the top hits' hyperlinks (LINKS_TO) and attach the linked chunks "
         "that the anchor context validates, each with its link path and inherited score.",
     )
-    expand_depth: int = Field(2, ge=1, le=3, description="Links followed from a hit, at most.")
-    expand_top: int = Field(
+    expand_depth: Integer = Field(2, ge=1, le=3, description="Links followed from a hit, at most.")
+    expand_top: Integer = Field(
         10,
         ge=1,
         le=1000,
         description="The top hits expansion starts from (the others may be "
         "reached as supporting chunks).",
     )
-    expand_per_hit: int = Field(3, ge=1, le=20, description="Supporting chunks per hit, at most.")
-    expand_tokens: int = Field(
+    expand_per_hit: Integer = Field(
+        3, ge=1, le=20, description="Supporting chunks per hit, at most."
+    )
+    expand_tokens: Integer = Field(
         4000, ge=1, le=100_000, description="Tokens of supporting chunks per answer, at most."
     )
-    expand_threshold: float = Field(
+    expand_threshold: Number = Field(
         0.2,
         ge=-1,
         le=1,
         description="Least validation (2·cosine − 1) between a landing chunk and its link's "
         "anchor context.",
     )
-    expand_decay: float = Field(0.95, gt=0, le=1, description="Score kept per further hop.")
-    expand_fd_weight: float = Field(
+    expand_decay: Number = Field(0.95, gt=0, le=1, description="Score kept per further hop.")
+    expand_fd_weight: Number = Field(
         0.25,
         ge=0,
         le=1,
         description="How much the anchor chunk's FD* decides what a supporting chunk inherits: "
         "parent × (1 − w + w·FD*) × decay.",
     )
-    expand_rank: bool = Field(
+    expand_rank: Flag = Field(
         False,
         description="Put supporting chunks into the ranking itself, by their inherited score "
         "(for retrieval metrics), instead of only under their hit.",
     )
 
-    pagerank_weight: float = Field(
+    pagerank_weight: Number = Field(
         0.0,
         ge=0,
         le=10,
@@ -238,10 +363,17 @@ class SearchOptions(BaseModel):
         "mode; `anchorgraph graph pagerank` computes it). 0: off.",
     )
 
+    @field_validator("k_over")
+    @classmethod
+    def _at_least_k(cls, k_over: int, info: ValidationInfo) -> int:
+        # Fetching fewer candidates than the hits asked for could only return fewer hits.
+        k: int = info.data.get("k", k_over)
+        return max(k_over, k)
+
     @model_validator(mode="after")
     def _consistent(self) -> SearchOptions:
-        if self.k_over < self.k:
-            raise ValueError(f"k_over ({self.k_over}) must be at least k ({self.k})")
+        # Each rule is also in the JSON schema (_CROSS_FIELD_RULES), so what the schema allows
+        # is accepted.
         if not self.document_level and DOCUMENT_PATHS.intersection(self.paths or ()):
             raise ValueError(
                 "doc_dense and doc_bm25 rank whole documents: ask for level 'document'"
@@ -562,3 +694,9 @@ class SearchResult(BaseModel):
     timings: list[StageTiming]
     round_trips: int
     total_ms: float
+
+    def _repr_html_(self) -> str:
+        """Jupyter shows a result as a compact table (``service.retrieval.html``)."""
+        from service.retrieval.html import result_html  # it imports this module
+
+        return result_html(self)

@@ -80,26 +80,51 @@ def test_file_upload(client: TestClient) -> None:
 
 
 @pytest.mark.parametrize(
-    ("request_kwargs", "status", "error"),
+    ("request_kwargs", "status", "problem"),
     [
-        ({"files": {"file": ("bad.txt", b"caf\xe9 au lait", "text/plain")}}, 400, "InvalidInput"),
-        ({"json": {"id": "empty.txt", "text": "  \n\t "}}, 400, "InvalidInput"),
-        ({"json": {"id": "big.txt", "text": "word " * LIMIT}}, 413, "DocumentTooLarge"),
-        ({"files": {"file": PDF}}, 415, "UnsupportedFormat"),
-        ({"json": {"text": "no id"}}, 422, None),
-        ({"json": {"id": "x.txt", "text": "hi", "colour": "red"}}, 422, None),
-        ({"json": {"id": "x.txt", "text": "hi", "format": "pdf"}}, 422, None),
-        ({"files": {"other": ("a.txt", b"hello", "text/plain")}}, 400, "InvalidInput"),
+        ({"files": {"file": ("bad.txt", b"caf\xe9 au lait", "text/plain")}}, 400, "invalid-input"),
+        ({"json": {"id": "empty.txt", "text": "  \n\t "}}, 422, "validation-error"),
+        ({"json": {"id": "rule.md", "text": "---", "format": "markdown"}}, 400, "invalid-input"),
+        ({"json": {"id": "big.txt", "text": "word " * LIMIT}}, 413, "document-too-large"),
+        ({"files": {"file": PDF}}, 415, "unsupported-format"),
+        ({"content": b'{"id": "a.txt", "text": "hi"}', "headers": {"content-type": "text/csv"}},
+         415, "unsupported-format"),
+        ({"json": {"text": "no id"}}, 422, "validation-error"),
+        ({"json": {"id": "100%.txt", "text": "hi"}}, 422, "validation-error"),
+        ({"json": {"id": "x.txt", "text": "hi", "colour": "red"}}, 422, "validation-error"),
+        ({"json": {"id": "x.txt", "text": "hi", "format": "pdf"}}, 422, "validation-error"),
+        ({"files": {"file": ("a.txt", b"hi")}, "data": {"format": "pdf"}}, 422, "validation-error"),
+        ({"files": {"other": ("a.txt", b"hello", "text/plain")}}, 400, "invalid-input"),
+        ({"content": b"{not json", "headers": {"content-type": "application/json"}},
+         422, "validation-error"),
     ],
-    ids=["invalid-utf8", "empty", "oversize", "unknown-format", "no-id", "extra-field",
-         "bad-format", "no-file-part"],
+    ids=["invalid-utf8", "blank", "renders-empty", "oversize", "unknown-format", "csv-body",
+         "no-id", "percent-id", "extra-field", "bad-format", "bad-upload-format", "no-file-part",
+         "not-json"],
 )  # fmt: skip
 def test_bad_input_is_refused_clearly_and_writes_nothing(
-    client: TestClient, request_kwargs: dict[str, object], status: int, error: str | None
+    client: TestClient, request_kwargs: dict[str, object], status: int, problem: str
 ) -> None:
     response = client.post("/documents", **request_kwargs)  # type: ignore[arg-type]
     assert response.status_code == status, response.text
-    if error is not None:
-        assert response.json()["error"] == error
-        assert response.json()["detail"]
+    # RFC 9457 problem details, from the one error mapping.
+    assert response.headers["content-type"] == "application/problem+json"
+    body = response.json()
+    assert body["type"] == f"urn:anchorgraph:problem:{problem}"
+    assert body["status"] == status and body["title"] and body["detail"]
+    if status == 422:
+        assert body["errors"] and all(issue["loc"][0] == "body" for issue in body["errors"])
     assert document_count(client) == 0
+
+
+def test_a_text_part_without_a_file_name_is_read_as_text(client: TestClient) -> None:
+    # What the OpenAPI document describes: the file as a text part, its format by content.
+    text = "The AG-2048 sensor logs every 5 minutes."
+    form = {"file": (None, text), "id": (None, "notes/plain"), "tags": (None, "a,b")}
+    response = client.post("/documents", files=form)
+    assert response.status_code == 201, response.text
+    document = client.get("/documents/notes/plain").json()
+    assert document["source_type"] == "text" and sorted(document["tags"]) == ["a", "b"]
+    assert document["folder"] == "notes"
+    nameless = client.post("/documents", files={"file": (None, "some text")})
+    assert nameless.status_code == 400 and "'id'" in nameless.json()["detail"]

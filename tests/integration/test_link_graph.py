@@ -211,6 +211,8 @@ def test_rest_neighbourhood(linked: Graph, settings: Settings, fake_embedder: Ha
         assert len(small.json()["nodes"]) == 2
 
         unknown = client.get("/graph/neighbourhood/no/such.md")
-        assert unknown.status_code == 404 and unknown.json()["error"] == "NotFound"
+        assert unknown.status_code == 404
+        assert unknown.headers["content-type"] == "application/problem+json"
+        assert unknown.json()["type"] == "urn:anchorgraph:problem:not-found"
         for bad in ({"depth": 3}, {"depth": 0}, {"limit": 0}, {"limit": 501}):
             assert client.get("/graph/neighbourhood/c.md", params=bad).status_code == 422, bad

@@ -307,7 +307,10 @@ def test_rest_search_and_entities(
         body = response.json()
         assert body["hits"][0]["document_id"] == "lab/spares.md"
         assert "bm25" in body["hits"][0]["paths"]
-        assert client.post("/search", json={"query": "x", "k": 50, "k_over": 10}).status_code == 422
+        # k_over is at least k: a smaller one (the default 100 too) is raised to k.
+        many = client.post("/search", json={"query": "relay", "k": 50, "k_over": 10})
+        assert many.status_code == 200 and len(many.json()["hits"]) > 10
+        assert client.post("/search", json={"query": "x", "k": True}).status_code == 422
         assert client.post("/search", json={"query": ""}).status_code == 422
         assert client.post("/search", json={"query": "x", "mode": "magic"}).status_code == 422
         wrong_level = {"query": "x", "paths": ["doc_bm25"], "level": "chunk"}
