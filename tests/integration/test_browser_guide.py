@@ -15,16 +15,12 @@ import os
 import re
 import shutil
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from uvicorn_thread import served
 
 from loaders.entities import EntityExtractor, load_gazetteer
 from loaders.ingest import Ingestor
@@ -180,25 +176,6 @@ def test_the_style_has_a_rule_and_caption_for_every_label(
 
 
 # --- Neo4j Browser in headless Chromium -------------------------------------------------------
-@contextmanager
-def serving(app: FastAPI, port: int) -> Iterator[str]:
-    """The app on a real uvicorn server in a thread (a web browser needs a port)."""
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", ws="none")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 180
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
-        time.sleep(0.1)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join()
-
-
 def artifact(name: str) -> Path:
     """Where a screenshot goes: TEST_ARTIFACTS_DIR, else /tmp/anchorgraph-artifacts
     (outside pytest's own temporary folders, which it removes after three runs)."""
@@ -228,7 +205,7 @@ def browser_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[L
         with open_runtime(settings, schema="apply", embedder_factory=lambda _: embedder) as rt:
             ingest_sample(rt.graph, embedder)
         app = create_app(settings, embedder_factory=lambda _: embedder)
-        with serving(app, settings.api_port) as api:
+        with served(app, settings.api_port) as api:
             yield local, api
     finally:
         local.stop()

@@ -13,20 +13,15 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
-import threading
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-import uvicorn
-from fastapi import FastAPI
+from uvicorn_thread import served
 
 from service.app import create_app
 from service.embedding import Embedder
 from service.graph.gateway import Graph
-from service.graph.local_server import free_port
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
 from service.runtime import Runtime
@@ -38,27 +33,6 @@ MAX_EXAMPLES = 25
 SEED = 1
 # The whole run's bound; it takes about 1.5 minutes here.
 TIMEOUT_S = 420
-
-
-@contextmanager
-def serving(app: FastAPI) -> Iterator[str]:
-    """The app under uvicorn in a thread on a free loopback port, its lifespan started; yields
-    the base URL."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="contract-api", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 120
-    while not server.started:
-        if not thread.is_alive() or time.monotonic() > deadline:
-            raise RuntimeError("the API did not start")
-        time.sleep(0.1)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
 
 
 def schemathesis_run(base_url: str, workdir: Path) -> subprocess.CompletedProcess[str]:
@@ -95,7 +69,7 @@ def test_schemathesis_finds_nothing(
     # patterns alone, which keeps the run short; the contract is the same.
     api_settings = settings.model_copy(update={"spacy_model": "", "gazetteer": sample_gazetteer()})
     app = create_app(api_settings, embedder_factory=lambda _: embedder)
-    with serving(app) as base_url:
+    with served(app, access_log=False) as base_url:
         runtime: Runtime = app.state.runtime
         documents, _ = read_all(api_settings, sample_corpus())
         runtime.ingestor.ingest(documents)

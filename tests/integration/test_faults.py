@@ -23,7 +23,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,10 +30,9 @@ from typing import Any
 import httpx
 import numpy as np
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from neo4j.exceptions import ConstraintError
+from uvicorn_thread import served
 
 from loaders.entities import EntityExtractor
 from loaders.ingest import Ingestor
@@ -42,7 +40,7 @@ from loaders.read import read_bytes
 from service.app import create_app
 from service.embedding import Embedder, HashEmbedder
 from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, free_port, throwaway_settings
+from service.graph.local_server import LocalNeo4j, throwaway_settings
 from service.ingestion import sample_corpus, sample_gazetteer
 from service.runtime import open_runtime
 from service.settings import Settings
@@ -125,24 +123,6 @@ def test_a_stopped_neo4j_gives_503_within_bounds_and_the_api_recovers(
 
 
 # --- Neo4j stops while clients search ------------------------------------------------------------
-@contextmanager
-def served(app: FastAPI) -> Iterator[str]:
-    """The app behind a real uvicorn server on a free loopback port, in a thread."""
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, name="api", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
-
-
 @dataclass(frozen=True)
 class Answer:
     started: float  # time.monotonic() when the request was sent

@@ -10,17 +10,14 @@ import os
 import re
 import shutil
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import unquote
 
 import pytest
-import uvicorn
 from fastapi import FastAPI
+from uvicorn_thread import served
 
 from loaders.entities import EntityExtractor, load_gazetteer
 from loaders.ingest import Ingestor
@@ -39,26 +36,6 @@ CHROMIUM = Path("/usr/bin/chromium")
 INCIDENT = "what happened in the Gallery 3 incident?"
 
 
-@contextmanager
-def serving(app: FastAPI) -> Iterator[str]:
-    """The app on a real uvicorn server on a free port, in a thread (Chromium needs a port)."""
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", ws="none")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 180
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
-        time.sleep(0.1)
-    port = server.servers[0].sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join()
-
-
 @pytest.fixture(scope="module")
 def app(graph: Graph, settings: Settings, embedder: Embedder) -> FastAPI:
     graph.driver.execute_query(cypher(Query.DELETE_ALL))
@@ -70,7 +47,7 @@ def app(graph: Graph, settings: Settings, embedder: Embedder) -> FastAPI:
 
 @pytest.fixture(scope="module")
 def api(app: FastAPI) -> Iterator[str]:
-    with serving(app) as url:
+    with served(app) as url:
         yield url
 
 

@@ -17,19 +17,16 @@ import hmac
 import logging
 import socket
 import stat
-import threading
 import time
 from collections.abc import Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-import uvicorn
-from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from pydantic import SecretStr
+from uvicorn_thread import served
 
 from service.app import create_app
 from service.embedding import Embedder
@@ -37,6 +34,10 @@ from service.errors import GraphUnavailable
 from service.graph.gateway import Graph
 from service.graph.local_server import LocalNeo4j, free_port
 from service.settings import Settings
+
+# Logging through the standard loggers (no uvicorn log config, every level): pytest's capture
+# sees the access log too, which the secret checks read.
+LOGGED = {"log_config": None, "log_level": None, "access_log": True}
 
 pytestmark = pytest.mark.integration
 
@@ -52,26 +53,6 @@ SEARCH = {"query": "pump valve"}
 @pytest.fixture
 def base(clean_graph: Graph, settings: Settings) -> Settings:
     return settings.model_copy(update={"spacy_model": ""})
-
-
-@contextmanager
-def served(app: FastAPI) -> Iterator[str]:
-    """The app behind a real uvicorn server on a free loopback port, in a thread, logging
-    through the standard loggers (no uvicorn log config: pytest's capture sees everything)."""
-    port = free_port()
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_config=None, access_log=True)
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="api", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "the API did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
 
 
 def is_problem(response: Any, status: int) -> bool:
@@ -210,7 +191,7 @@ def test_every_body_is_bounded_declared_or_streamed(
     limited = base.model_copy(update={"api_max_request_bytes": LIMIT})
     app = create_app(limited, embedder_factory=lambda _: fake_embedder)
     big_note = {**NOTE, "text": "# Pump\n\n" + "The pump P-100 feeds the valve. " * 400}
-    with served(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+    with served(app, **LOGGED) as url, httpx.Client(base_url=url, timeout=30) as client:
         assert client.post("/search", json=SEARCH).status_code == 200  # under the limit
 
         # A Content-Length over the limit: refused at once, without a byte of the body.
@@ -291,7 +272,7 @@ def test_secrets_appear_in_no_log_and_no_body(
     bodies: list[str] = []
     caplog.set_level(logging.DEBUG)  # every logger, the driver's and uvicorn's included
     app = create_app(keyed, embedder_factory=lambda _: fake_embedder)
-    with served(app) as url, httpx.Client(base_url=url, timeout=30) as client:
+    with served(app, **LOGGED) as url, httpx.Client(base_url=url, timeout=30) as client:
         good = {"X-API-Key": API_KEY}
         answers = [
             client.get("/health"),
