@@ -666,6 +666,7 @@ def _serve(settings: Settings, host: str | None, port: int | None, *, workers: i
 
     host, port = host or settings.api_host, port or settings.api_port
     console.print(
+        f"Search:   http://{host}:{port}/\n"
         f"API:      http://{host}:{port}\n"
         f"API docs: http://{host}:{port}/docs\n"
         f"Health:   http://{host}:{port}/health"
