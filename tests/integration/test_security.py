@@ -264,8 +264,16 @@ def test_the_local_neo4j_listens_on_loopback_with_a_0600_password(settings: Sett
 
 # --- secrets in logs and bodies -----------------------------------------------------------------
 def test_secrets_appear_in_no_log_and_no_body(
-    base: Settings, fake_embedder: Embedder, caplog: pytest.LogCaptureFixture
+    base: Settings,
+    fake_embedder: Embedder,
+    caplog: pytest.LogCaptureFixture,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    # A server an earlier test started (uvicorn's log config, log_level="warning") left uvicorn's
+    # loggers not propagating and at WARNING; caplog listens at the root, at every level.
+    for name in ("uvicorn", "uvicorn.error", "uvicorn.access"):
+        monkeypatch.setattr(logging.getLogger(name), "propagate", True)
+        caplog.set_level(logging.DEBUG, logger=name)
     password = base.neo4j_password or SecretStr(LocalNeo4j(base).password())
     keyed = base.model_copy(update={"api_key": SecretStr(API_KEY), "neo4j_password": password})
     secrets = (API_KEY, password.get_secret_value())
