@@ -9,15 +9,28 @@ an entity keeps its first embedding, links resolve against every document of the
 row whose MATCH would find nothing is dropped. ``tests/integration/test_bulk_import.py`` checks
 that both ways give the same graph, property for property.
 
-    csv = CsvGraph(folder)
+    csv = CsvGraph(folder, collection)
     for documents, entities, vectors in batches:
-        csv.add(graph_rows(documents, entities, vectors))
+        csv.add(graph_rows(collection, documents, entities, vectors))
     files = csv.close()
     import_into(local_server, files)           # stops, imports over its database, starts
     with open_runtime(settings, schema="apply") as runtime:
         finish_import(runtime.graph, files)      # empty lists, FD* length bins
 
 Only a fresh graph: each document once (replacing and deleting are ``write_documents``' job).
+An import writes one collection (``service.scope``), or several side by side
+(``CsvGraph(folder, ["kb1", "kb2"])``, each batch ``add``-ed with its collection, as
+``write_documents`` is called with one). It writes each ``(:Collection)`` node too, with the
+document and chunk counts every write keeps (``count_collection.cypher``), as the root of its
+folder tree. Folders, tags and index terms are unique per collection, so their plain path, name
+or text is their CSV id within an ID space of their collection's (``Folder-kb1``); an import of
+one collection keeps the plain ID space (``Folder``), its CSV byte for byte what it always was.
+Documents, chunks, entities and the rest are stored under keys that start with their
+collection: one ID space holds them all.
+
+    csv = CsvGraph(folder, ["kb1", "kb2"])
+    csv.add(graph_rows("kb1", documents, entities, vectors), "kb1")
+    csv.add(graph_rows("kb2", other_documents, other_entities, other_vectors), "kb2")
 """
 
 from __future__ import annotations
@@ -26,9 +39,9 @@ import csv
 import os
 import subprocess
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -38,6 +51,7 @@ from loaders.fd_stats import refit
 from loaders.graph_writer import ChunkRow, GraphRows, LinkRow
 from service.graph.gateway import Graph
 from service.graph.local_server import LocalNeo4j
+from service.scope import collection_name
 
 # Between array elements: a control character no normalised text holds (";", the default,
 # is in real identifiers and tags).
@@ -47,7 +61,11 @@ _NEO4J_ARRAY_DELIMITER = "U+001F"
 # float32 values db.create.setNodeVectorProperty would have stored, bit for bit.
 _FLOAT32 = "%.9g"
 _ADMIN_TOOL = "org.neo4j.cli.AdminTool"
-_POSTING = (":START_ID(Chunk)", ":END_ID(Term)")
+# Labels whose nodes are unique per collection (schema/constraints.cypher: composite keys); the
+# others are keyed by one property, a key that starts with the collection.
+_PER_COLLECTION = frozenset({"Folder", "Tag", "Term", "FdStats"})
+# (collection, label, key property, property) → keys of the nodes whose property is an empty list
+EmptyLists = dict[tuple[str, str, str, str], list[str]]
 
 
 @dataclass(frozen=True)
@@ -55,12 +73,25 @@ class ImportFiles:
     """The CSV of one import, and what neo4j-admin cannot express."""
 
     folder: Path
+    collections: tuple[str, ...]  # the collections the import writes, in the order given
     nodes: list[tuple[str, Path]]  # label, file (header on its first line)
     relationships: list[tuple[str, Path]]  # type, file
     multiline: list[Path]  # files with a value that spans lines (slower to parse)
-    # (label, key property, property) → keys of the nodes whose property is an empty list:
-    # an empty CSV field imports as no property at all, so restore_empty_lists sets these.
-    empty_lists: dict[tuple[str, str, str], list[str]]
+    # (collection, label, key property, property) → keys of the nodes whose property is an
+    # empty list (the key within the collection for labels unique per collection): an empty CSV
+    # field imports as no property at all, so restore_empty_lists sets these.
+    empty_lists: EmptyLists
+
+    @property
+    def collection(self) -> str:
+        """The one collection of an import of one.
+
+        Raises:
+            ValueError: the import writes several.
+        """
+        if len(self.collections) != 1:
+            raise ValueError(f"the import writes {len(self.collections)} collections")
+        return self.collections[0]
 
     @property
     def megabytes(self) -> float:
@@ -125,6 +156,7 @@ class _Files:
 
 @dataclass
 class _Entity:
+    collection: str
     name: str
     type: str
     aliases: dict[str, None]  # ordered set
@@ -133,83 +165,147 @@ class _Entity:
 
 @dataclass
 class _Seen:
-    """What the graph holds so far, for the MERGEs and MATCHes of the later rows."""
+    """What one collection of the graph holds so far, for the MERGEs and MATCHes of the later
+    rows."""
 
-    documents: set[str] = field(default_factory=set)
+    documents: set[str] = field(default_factory=set)  # keys
     uris: dict[str, str] = field(default_factory=dict)  # uri → the first document with it
-    chunks: set[str] = field(default_factory=set)
+    chunks: set[str] = field(default_factory=set)  # keys
     sections: dict[tuple[str, str], str] = field(default_factory=dict)  # (document, slug) → chunk
-    folders: set[str] = field(default_factory=set)
-    contains: set[tuple[str, str]] = field(default_factory=set)
+    folders: set[str] = field(default_factory=set)  # paths
+    # (label, id) of the container → (label, id) of what it contains
+    contains: set[tuple[tuple[str, str], tuple[str, str]]] = field(default_factory=set)
     tags: set[str] = field(default_factory=set)
     terms: set[str] = field(default_factory=set)
     aliases: set[str] = field(default_factory=set)
     alias_of: set[tuple[str, str]] = field(default_factory=set)
     unresolved: set[str] = field(default_factory=set)
+    n_chunks: int = 0  # the (:Collection)'s chunks
 
 
 class CsvGraph:
     """neo4j-admin CSV of the graph that ``write_documents`` leaves after writing the same
-    batches, in the same order, into an empty database (see the module docstring)."""
+    batches, in the same order, into ``collection`` (a name, or several names) of an empty
+    database (see the module docstring).
 
-    def __init__(self, folder: Path) -> None:
+    ``created`` is the ``(:Collection)``'s creation time (``lock_collection.cypher``'s
+    ``datetime()``), every collection's; by default the time this object is made.
+    """
+
+    def __init__(
+        self, folder: Path, collection: str | Sequence[str], created: datetime | None = None
+    ) -> None:
+        names = [collection] if isinstance(collection, str) else list(collection)
+        if not names or len(set(names)) != len(names):
+            raise ValueError(f"collections: one or more distinct names, not {names!r}")
+        self.collections = tuple(collection_name(name) for name in names)
+        self.created = created or datetime.now(UTC)
+        if self.created.tzinfo is None:
+            raise ValueError("created: a time with its time zone, as datetime() stores it")
         folder.mkdir(parents=True, exist_ok=True)
         self._files = _Files(folder)
-        self._seen = _Seen()
+        self._seen = {name: _Seen() for name in self.collections}
         self._entities: dict[str, _Entity] = {}  # written at the end: later rows add aliases
-        self._links: list[LinkRow] = []  # resolved at the end, against every document
-        self._empty_lists: dict[tuple[str, str, str], list[str]] = {}
+        # Resolved at the end, against every document of their collection.
+        self._links: list[tuple[str, LinkRow]] = []
+        self._empty_lists: EmptyLists = {}
 
-    def add(self, rows: GraphRows) -> None:
-        """One batch, statement by statement as ``write_documents`` runs them."""
-        seen = self._seen
+    @property
+    def collection(self) -> str:
+        """The one collection of an import of one.
+
+        Raises:
+            ValueError: the import writes several.
+        """
+        if len(self.collections) != 1:
+            raise ValueError(f"the import writes {len(self.collections)} collections")
+        return self.collections[0]
+
+    def add(self, rows: GraphRows, collection: str | None = None) -> None:
+        """One batch (``graph_rows`` of ``collection``, which an import of one collection may
+        leave out), statement by statement as ``write_documents`` runs them."""
+        if collection is None:
+            if len(self.collections) != 1:
+                raise ValueError("the import writes several collections: name the batch's")
+            collection = self.collections[0]
+        if collection not in self._seen:
+            raise ValueError(f"{collection!r} is not one of this import's {self.collections}")
+        seen = self._seen[collection]
         for document in rows.documents:  # upsert_documents
+            if document["properties"].get("collection") != collection:
+                raise ValueError(
+                    f"document {document['id']!r} is not of collection {collection!r}: a "
+                    "batch writes one collection"
+                )
             if document["id"] in seen.documents:
                 raise ValueError(f"document {document['id']!r} twice: a bulk import is fresh")
             properties = {"id": document["id"], **document["properties"]}
-            self._node("Document", "id", properties | {"embedding": document["embedding"]})
+            self._node(
+                collection, "Document", "id", properties | {"embedding": document["embedding"]}
+            )
             seen.documents.add(document["id"])
             seen.uris.setdefault(document["properties"]["uri"], document["id"])
         for filing in rows.filings:  # file_documents
+            if filing["id"] not in seen.documents:
+                continue
             for folder in filing["folders"]:
                 if folder["path"] not in seen.folders:  # ON CREATE SET f.name
                     seen.folders.add(folder["path"])
-                    self._node("Folder", "path", {"path": folder["path"], "name": folder["name"]})
-                if folder["parent"] is not None:
-                    self._merge_contains("Folder", folder["parent"], folder["path"])
-            self._merge_contains("Document", filing["folders"][-1]["path"], filing["id"])
+                    self._node(
+                        collection,
+                        "Folder",
+                        "path",
+                        {"collection": collection, "path": folder["path"], "name": folder["name"]},
+                    )
+                # The parent folder, or the collection itself for a folder at its root.
+                self._merge_contains(
+                    collection,
+                    self._container(collection, folder["parent"]),
+                    ("Folder", folder["path"]),
+                )
+            self._merge_contains(
+                collection,
+                self._container(collection, filing["folder"]),
+                ("Document", filing["id"]),
+            )
             for tag in dict.fromkeys(filing["tags"]):
                 if tag not in seen.tags:
                     seen.tags.add(tag)
-                    self._node("Tag", "name", {"name": tag})
-                self._relationship("TAGGED", ("Document", filing["id"]), ("Tag", tag), {})
-        self._chunks(rows.terms, rows.chunks)  # create_chunks
+                    self._node(collection, "Tag", "name", {"collection": collection, "name": tag})
+                self._relationship(
+                    collection, "TAGGED", ("Document", filing["id"]), ("Tag", tag), {}
+                )
+        self._chunks(collection, rows.terms, rows.chunks)  # create_chunks
         for claim in rows.claims:  # create_claims
             if claim["chunk_id"] in seen.chunks:
                 properties = {k: v for k, v in claim.items() if k != "chunk_id"}
-                self._node("Claim", "id", properties)
+                properties["collection"] = collection
+                self._node(collection, "Claim", "id", properties)
                 self._relationship(
-                    "ASSERTS", ("Chunk", claim["chunk_id"]), ("Claim", claim["id"]), {}
+                    collection, "ASSERTS", ("Chunk", claim["chunk_id"]), ("Claim", claim["id"]), {}
                 )
         for entity in rows.entities:  # upsert_entities
             known = self._entities.get(entity["id"])
             if known is None:
                 known = self._entities[entity["id"]] = _Entity(
-                    entity["name"], entity["type"], {}, None
+                    collection, entity["name"], entity["type"], {}, None
                 )
             known.aliases.update(dict.fromkeys(entity["aliases"]))
             if known.embedding is None:
                 known.embedding = entity["embedding"]
             for key in entity["alias_keys"]:
-                if key not in seen.aliases:
+                if key not in seen.aliases:  # ON CREATE SET a.collection
                     seen.aliases.add(key)
-                    self._node("Alias", "key", {"key": key})
+                    self._node(collection, "Alias", "key", {"key": key, "collection": collection})
                 if (key, entity["id"]) not in seen.alias_of:
                     seen.alias_of.add((key, entity["id"]))
-                    self._relationship("ALIAS_OF", ("Alias", key), ("Entity", entity["id"]), {})
+                    self._relationship(
+                        collection, "ALIAS_OF", ("Alias", key), ("Entity", entity["id"]), {}
+                    )
         for mention in rows.mentions:  # create_mentions
             if mention["chunk_id"] in seen.chunks and mention["entity_id"] in self._entities:
                 self._relationship(
+                    collection,
                     "MENTIONS",
                     ("Chunk", mention["chunk_id"]),
                     ("Entity", mention["entity_id"]),
@@ -220,7 +316,9 @@ class CsvGraph:
                 properties = {
                     k: v for k, v in triple.items() if k not in ("subject_id", "object_id")
                 }
+                properties["collection"] = collection
                 self._relationship(
+                    collection,
                     "RELATES",
                     ("Entity", triple["subject_id"]),
                     ("Entity", triple["object_id"]),
@@ -228,17 +326,33 @@ class CsvGraph:
                 )
         # create_links and resolve_unresolved: at the end, when every document is known, a link
         # ends where it ends after an ingest in any order.
-        self._links += rows.links
+        self._links += ((collection, link) for link in rows.links)
 
     def close(self) -> ImportFiles:
-        """Write what later rows could still change (entities, links), close every file."""
+        """Write what later rows could still change (entities, links, the collections'
+        counts), close every file."""
+        for collection, seen in self._seen.items():
+            if seen.documents:  # lock_collection.cypher, count_collection.cypher
+                self._node(
+                    collection,
+                    "Collection",
+                    "name",
+                    {
+                        "name": collection,
+                        "created": self.created,
+                        "documents": len(seen.documents),
+                        "chunks": seen.n_chunks,
+                    },
+                )
         for entity_id, entity in self._entities.items():
             aliases = list(entity.aliases)
             self._node(
+                entity.collection,
                 "Entity",
                 "id",
                 {
                     "id": entity_id,
+                    "collection": entity.collection,  # ON CREATE SET e.collection
                     "name": entity.name,
                     "type": entity.type,
                     "aliases": aliases,
@@ -247,23 +361,29 @@ class CsvGraph:
                     "embedding": entity.embedding,
                 },
             )
-        for link in self._links:
-            self._link(link)
+        for collection, link in self._links:
+            self._link(collection, link)
         nodes, relationships, multiline = self._files.close()
         return ImportFiles(
-            self._files.folder, nodes, relationships, multiline, dict(self._empty_lists)
+            self._files.folder,
+            self.collections,
+            nodes,
+            relationships,
+            multiline,
+            dict(self._empty_lists),
         )
 
     # --- statements -----------------------------------------------------------------------------
-    def _chunks(self, terms: list[str], chunks: list[ChunkRow]) -> None:
-        seen = self._seen
+    def _chunks(self, collection: str, terms: list[str], chunks: list[ChunkRow]) -> None:
+        seen = self._seen[collection]
         for text in terms:
             if text not in seen.terms:
                 seen.terms.add(text)
-                self._node("Term", "text", {"text": text})
+                self._node(collection, "Term", "text", {"collection": collection, "text": text})
         # Millions of rows at scale: straight to their writers. tf only above 1, as stored.
-        single = self._files.file("relationships", "HAS_TERM", _POSTING).writer
-        repeated = self._files.file("relationships", "HAS_TERM", (*_POSTING, "tf:long")).writer
+        posting = (":START_ID(Chunk)", f":END_ID({self._space(collection, 'Term')})")
+        single = self._files.file("relationships", "HAS_TERM", posting).writer
+        repeated = self._files.file("relationships", "HAS_TERM", (*posting, "tf:long")).writer
         for chunk in chunks:
             if chunk["document_id"] not in seen.documents:
                 continue
@@ -273,26 +393,33 @@ class CsvGraph:
                 for key, value in chunk.items()
                 if key not in ("previous_id", "single_terms", "repeated_terms")
             }
-            self._node("Chunk", "id", properties)
+            properties["collection"] = collection
+            self._node(collection, "Chunk", "id", properties)
             seen.chunks.add(chunk_id)
+            seen.n_chunks += 1
             for slug in chunk["heading_slugs"]:
                 seen.sections.setdefault((chunk["document_id"], slug), chunk_id)
             self._relationship(
-                "HAS_CHUNK", ("Document", chunk["document_id"]), ("Chunk", chunk_id), {}
+                collection, "HAS_CHUNK", ("Document", chunk["document_id"]), ("Chunk", chunk_id), {}
             )
             single.writerows([chunk_id, terms[at]] for at in chunk["single_terms"])
             repeated.writerows([chunk_id, terms[at], str(tf)] for at, tf in chunk["repeated_terms"])
             if chunk["previous_id"] is not None and chunk["previous_id"] in seen.chunks:
-                self._relationship("NEXT", ("Chunk", chunk["previous_id"]), ("Chunk", chunk_id), {})
+                self._relationship(
+                    collection, "NEXT", ("Chunk", chunk["previous_id"]), ("Chunk", chunk_id), {}
+                )
 
-    def _link(self, link: LinkRow) -> None:
+    def _link(self, collection: str, link: LinkRow) -> None:
         """create_links.cypher: to the chunk whose heading the fragment names, else the
-        document (by id, else by uri), else an (:Unresolved {key}) placeholder."""
-        seen = self._seen
+        document (by key, else by uri within its collection), else an (:Unresolved {key})
+        placeholder. resolve_unresolved.cypher points a link waiting on a placeholder at a later
+        document whose key is that key or whose uri is the target as written, so with every
+        document of the collection known a link ends where an ingest in any order ends it."""
+        seen = self._seen[collection]
         if link["chunk_id"] not in seen.chunks:
             return
         target = link["target"]
-        document = target if target in seen.documents else seen.uris.get(target)
+        document = target if target in seen.documents else seen.uris.get(link["uri"])
         fragment = link["fragment"]
         section = seen.sections.get((document, fragment)) if document is not None else None
         if section is not None and fragment:
@@ -300,28 +427,46 @@ class CsvGraph:
         elif document is not None:
             end = ("Document", document)
         else:
-            if target not in seen.unresolved:
+            if target not in seen.unresolved:  # ON CREATE SET u.collection
                 seen.unresolved.add(target)
-                self._node("Unresolved", "key", {"key": target})
+                self._node(
+                    collection, "Unresolved", "key", {"key": target, "collection": collection}
+                )
             end = ("Unresolved", target)
         properties = {
             key: link[key]
             for key in ("href", "anchor_text", "context", "fragment", "context_embedding")
         }
-        self._relationship("LINKS_TO", ("Chunk", link["chunk_id"]), end, properties)
+        self._relationship(collection, "LINKS_TO", ("Chunk", link["chunk_id"]), end, properties)
 
-    def _merge_contains(self, label: str, folder: str, child: str) -> None:
-        if (folder, child) not in self._seen.contains:
-            self._seen.contains.add((folder, child))
-            self._relationship("CONTAINS", ("Folder", folder), (label, child), {})
+    @staticmethod
+    def _container(collection: str, folder: str) -> tuple[str, str]:
+        """What holds a folder's contents: the folder at ``folder``, or the collection itself
+        at its root ("")."""
+        return ("Folder", folder) if folder else ("Collection", collection)
+
+    def _merge_contains(
+        self, collection: str, container: tuple[str, str], child: tuple[str, str]
+    ) -> None:
+        contains = self._seen[collection].contains
+        if (container, child) not in contains:
+            contains.add((container, child))
+            self._relationship(collection, "CONTAINS", container, child, {})
 
     # --- rows -----------------------------------------------------------------------------------
-    def _node(self, label: str, key: str, properties: Mapping[str, Any]) -> None:
-        header = [f"{key}:ID({label})"]
+    def _space(self, collection: str, label: str) -> str:
+        """The CSV ID space of ``label``'s nodes in ``collection``: the label, or for a label
+        unique per collection in an import of several, the label and the collection."""
+        if label in _PER_COLLECTION and len(self.collections) > 1:
+            return f"{label}-{collection}"
+        return label
+
+    def _node(self, collection: str, label: str, key: str, properties: Mapping[str, Any]) -> None:
+        header = [f"{key}:ID({self._space(collection, label)})"]
         values = [str(properties[key])]
         for name, value in _columns(properties, skip=key):
             if isinstance(value, list) and not value:
-                self._empty_lists.setdefault((label, key, name), []).append(values[0])
+                self._empty_lists.setdefault((collection, label, key, name), []).append(values[0])
                 continue
             column, text = _cell(name, value)
             header.append(column)
@@ -330,12 +475,16 @@ class CsvGraph:
 
     def _relationship(
         self,
+        collection: str,
         kind: str,
         start: tuple[str, str],
         end: tuple[str, str],
         properties: Mapping[str, Any],
     ) -> None:
-        header = [f":START_ID({start[0]})", f":END_ID({end[0]})"]
+        header = [
+            f":START_ID({self._space(collection, start[0])})",
+            f":END_ID({self._space(collection, end[0])})",
+        ]
         values = [start[1], end[1]]
         for name, value in _columns(properties):
             if isinstance(value, list) and not value:
@@ -424,25 +573,30 @@ def finish_import(graph: Graph, files: ImportFiles) -> int:
     statistics, which ingestion keeps in its transactions and an import cannot
     (``loaders.fd_stats.refit``)."""
     restored = restore_empty_lists(graph, files)
-    refit(graph)
+    for collection in files.collections:
+        refit(graph, collection)
     return restored
 
 
 def restore_empty_lists(graph: Graph, files: ImportFiles, batch: int = 10_000) -> int:
     """Give back the empty lists an import leaves out (ingestion stores ``[]``, e.g. a chunk
-    without identifiers), by key: run it once the schema is applied, whose uniqueness
-    constraints are the lookups. Returns the nodes set."""
+    without identifiers), by key (with its collection for labels unique per collection): run it
+    once the schema is applied, whose uniqueness constraints are the lookups. Returns the nodes
+    set."""
     total = 0
-    for (label, key, name), keys in files.empty_lists.items():
-        statement = f"UNWIND $keys AS key MATCH (n:{label} {{{key}: key}}) SET n.`{name}` = []"
+    for (collection, label, key, name), keys in files.empty_lists.items():
+        match = (
+            f"collection: $collection, {key}: key" if label in _PER_COLLECTION else f"{key}: key"
+        )
+        statement = f"UNWIND $keys AS key MATCH (n:{label} {{{match}}}) SET n.`{name}` = []"
         for start in range(0, len(keys), batch):
-            _write_keys(graph, statement, keys[start : start + batch])
+            _write_keys(graph, statement, keys[start : start + batch], collection)
         total += len(keys)
     return total
 
 
-def _write_keys(graph: Graph, statement: str, keys: list[str]) -> None:
+def _write_keys(graph: Graph, statement: str, keys: list[str], collection: str) -> None:
     def work(tx: neo4j.ManagedTransaction) -> None:
-        tx.run(statement, keys=keys).consume()
+        tx.run(statement, keys=keys, collection=collection).consume()
 
     graph.write(work)

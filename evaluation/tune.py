@@ -74,6 +74,7 @@ from service import (
     SchemaMode,
     SearchOptions,
     SignalWeightsIn,
+    local_id,
     multisignal_pool,
     multisignal_ranking,
     open_runtime,
@@ -304,7 +305,8 @@ class Replay:
         return [hit.document_id for hit in hits[:k]]
 
     def evaluate(self, config: Config) -> dict[str, dict[str, float]]:
-        rankings = {q: self.rank(q, config) for q in self.queries}
+        # The replay ranks by the graph's keys; the qrels name documents by their ids.
+        rankings = {q: [local_id(key) for key in self.rank(q, config)] for q in self.queries}
         return per_query(self.qrels, rankings)
 
 

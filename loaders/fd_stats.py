@@ -12,6 +12,9 @@ The bounds between the bins stay those of the last fit, since moving them would 
 bounds are configured) and rebins everything in one transaction; ``refit_if_drifted`` does so
 when the corpus was never fitted or has changed by more than a share since (each add and each
 removal counts one change), which ingestion asks for after every run.
+
+Each collection has bins and statistics of its own (``(:FdStats {collection})``): collections
+are different corpora, with lengths and densities of their own.
 """
 
 from __future__ import annotations
@@ -37,6 +40,7 @@ class FdBinRow(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    collection: str
     level: FdLevel
     bin: LengthBin
     lower: float
@@ -52,29 +56,37 @@ class FdBinRow(BaseModel):
         return BinStats(self.n, self.total, self.total_sq)
 
 
-def bin_stats(graph: Graph) -> list[FdBinRow]:
-    """Every level's bins, short to long (none on a graph never fitted)."""
-    return graph.models(Query.FD_STATS, FdBinRow)
+def bin_stats(graph: Graph, collection: str) -> list[FdBinRow]:
+    """Every level's bins in ``collection``, short to long (none where it was never fitted)."""
+    return graph.models(Query.FD_STATS, FdBinRow, {"collection": collection})
 
 
-def refit(graph: Graph, bounds: Mapping[FdLevel, Bounds | None] | None = None) -> list[FdBinRow]:
-    """Derive each level's bounds again (``bounds`` where given, else the tertiles of its
-    lengths), rebin every chunk and document and write the bins' statistics, in one transaction.
+def refit(
+    graph: Graph, collection: str, bounds: Mapping[FdLevel, Bounds | None] | None = None
+) -> list[FdBinRow]:
+    """Derive each level's bounds in ``collection`` again (``bounds`` where given, else the
+    tertiles of its lengths), rebin its every chunk and document and write the bins'
+    statistics, in one transaction.
     A level with no nodes has no statistics (any it had are removed). Returns the new bins.
 
     The bins and statistics are computed here, from one read of every node's length and FD_raw
     (``fitted_bins``), and written back as plain rows: a Cypher statement binning a whole corpus
     held SciFact's 35,000 nodes in its eager buffers past the transaction memory limit."""
 
+    scope = {"collection": collection}
+
     def work(tx: neo4j.ManagedTransaction) -> None:
-        record = tx.run(cypher(Query.FD_NODES)).single()
+        lock = tx.run(cypher(Query.FD_LOCK_COLLECTION), scope).single()
+        if lock is None or not lock["found"]:
+            return  # no such collection: nothing to fit
+        record = tx.run(cypher(Query.FD_NODES), scope).single()
         nodes = {
             FdLevel.CHUNK: [tuple(row) for row in record["chunks"]] if record else [],
             FdLevel.DOCUMENT: [tuple(row) for row in record["documents"]] if record else [],
         }
         empty = [str(level) for level, rows in nodes.items() if not rows]
         if empty:
-            tx.run(cypher(Query.FD_DROP_STATS), levels=empty).consume()
+            tx.run(cypher(Query.FD_DROP_STATS), levels=empty, collection=collection).consume()
         assigned: dict[FdLevel, list[dict[str, str]]] = {}
         stats_rows: list[dict[str, Any]] = []
         for level, rows in nodes.items():
@@ -95,17 +107,19 @@ def refit(graph: Graph, bounds: Mapping[FdLevel, Bounds | None] | None = None) -
                 }
                 for b, stats in fitted.stats.items()
             ]
-        if not stats_rows:
-            return
+        if stats_rows:
+            tx.run(
+                cypher(Query.FD_SET_BINS),
+                chunks=assigned.get(FdLevel.CHUNK, []),
+                documents=assigned.get(FdLevel.DOCUMENT, []),
+            ).consume()
+            tx.run(cypher(Query.FD_RESET_STATS), bins=stats_rows, collection=collection).consume()
         tx.run(
-            cypher(Query.FD_SET_BINS),
-            chunks=assigned.get(FdLevel.CHUNK, []),
-            documents=assigned.get(FdLevel.DOCUMENT, []),
+            cypher(Query.COUNT_COLLECTION), documents=0, chunks=0, collection=collection
         ).consume()
-        tx.run(cypher(Query.FD_RESET_STATS), bins=stats_rows).consume()
 
     graph.write(work)
-    return bin_stats(graph)
+    return bin_stats(graph, collection)
 
 
 @dataclass(frozen=True)
@@ -174,11 +188,12 @@ def needs_refit(rows: list[FdBinRow], share: float = DEFAULT_REFIT_SHARE) -> boo
 
 def refit_if_drifted(
     graph: Graph,
+    collection: str,
     share: float = DEFAULT_REFIT_SHARE,
     bounds: Mapping[FdLevel, Bounds | None] | None = None,
 ) -> bool:
-    """Refit (``refit``) when ``needs_refit`` says so; returns whether bins were fitted (an
-    empty graph gets none)."""
-    if not needs_refit(bin_stats(graph), share):
+    """Refit ``collection`` (``refit``) when ``needs_refit`` says so; returns whether bins were
+    fitted (an empty collection gets none)."""
+    if not needs_refit(bin_stats(graph, collection), share):
         return False
-    return bool(refit(graph, bounds))
+    return bool(refit(graph, collection, bounds))

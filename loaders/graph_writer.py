@@ -4,6 +4,12 @@ A batch of documents is written in ONE transaction, so a document is either whol
 or not at all: an ingest killed half-way and run again converges on the graph an uninterrupted
 run leaves (unchanged documents are skipped by content hash, the rest are replaced whole).
 Every statement is a named file in ``cypher/load``; rows are sent with ``UNWIND``.
+
+A write goes into one collection. Everything before it (reading, chunking, extraction) works
+with the ids a user knows; the rows built here store them under their collection's keys
+(``service.scope.scoped``: ``wiki/README.md``), so two collections never share a document, a
+chunk, an entity or a link target, and writes into one collection take its lock first
+(``lock_collection.cypher``).
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from service.embedding import Vectors
 from service.factual_density import fd_raw
 from service.graph.gateway import Graph
 from service.graph.queries import Query, as_parameters, cypher
+from service.scope import local_id, scoped
 from service.text.identifiers import normalise_entity_id
 
 
@@ -58,34 +65,50 @@ class EmbeddedDocument:
     link_vectors: Vectors | None = None
 
 
-def existing_hashes(graph: Graph, ids: Sequence[str]) -> dict[str, str]:
-    """Content hash of each given document already in the graph."""
-    records = graph.read(Query.EXISTING_HASHES, {"ids": list(ids)})
-    return {r["id"]: r["content_hash"] for r in records}
+@dataclass(frozen=True)
+class Stored:
+    """What the graph holds of a document: its content hash, and where it came from."""
+
+    content_hash: str
+    uri: str  # "" when it was given without one
+
+
+def existing_documents(graph: Graph, collection: str, ids: Sequence[str]) -> dict[str, Stored]:
+    """The given documents of ``collection`` already in the graph, by id."""
+    keys = [scoped(collection, id_) for id_ in ids]
+    records = graph.read(Query.EXISTING_HASHES, {"ids": keys})
+    return {local_id(r["id"]): Stored(r["content_hash"] or "", r["uri"]) for r in records}
 
 
 def embedded_entity_ids(
-    graph: Graph, entity_ids: Sequence[str], replacing: Sequence[str] = ()
+    graph: Graph,
+    collection: str,
+    entity_ids: Sequence[str],
+    replacing: Sequence[str] = (),
 ) -> set[str]:
-    """Those of the given entities that have an embedding in the graph and keep it while the
-    documents ``replacing`` (a batch being written right now) are replaced: their vectors need
-    not be computed or sent again (``write_documents``'s ``embedded_entities``)."""
+    """Those of the given entities of ``collection`` that have an embedding in the graph and
+    keep it while the documents ``replacing`` (a batch being written right now) are replaced:
+    their vectors need not be computed or sent again (``write_documents``'s
+    ``embedded_entities``)."""
     if not entity_ids:
         return set()
-    records = graph.read(
-        Query.EMBEDDED_ENTITIES, {"entity_ids": list(entity_ids), "replacing": list(replacing)}
-    )
-    return {r["id"] for r in records}
+    parameters = {
+        "entity_ids": [scoped(collection, id_) for id_ in entity_ids],
+        "replacing": [scoped(collection, id_) for id_ in replacing],
+    }
+    return {local_id(r["id"]) for r in graph.read(Query.EMBEDDED_ENTITIES, parameters)}
 
 
 def write_documents(
     graph: Graph,
+    collection: str,
     documents: Sequence[EmbeddedDocument],
     entities: Sequence[EntityRecord],
     entity_vectors: Vectors,
     embedded_entities: Sequence[EntityRecord] = (),
 ) -> list[str]:
-    """Replace these documents (whole) in one transaction, FD* bin statistics included.
+    """Replace these documents (whole) of ``collection`` in one transaction, FD* bin statistics
+    and the collection's counts included.
 
     ``entities`` come with the embeddings of their names (``entity_vectors``, row for row);
     ``embedded_entities`` are mentioned too but already have an embedding in the graph
@@ -97,67 +120,98 @@ def write_documents(
     if not documents:
         return []
     # Built before the transaction: a retried transaction sends the same rows again.
-    rows = graph_rows(documents, entities, entity_vectors, embedded_entities)
+    rows = graph_rows(collection, documents, entities, entity_vectors, embedded_entities)
     ids = rows.document_ids
+    scope = {"collection": collection}
 
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
+        tx.run(cypher(Query.LOCK_COLLECTION), scope).consume()
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
-        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=ids).consume()
+        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=ids, collection=collection).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
         _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents})
-        _run_rows(tx, Query.FILE_DOCUMENTS, {"documents": rows.filings})
-        _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks})
-        _run_rows(tx, Query.CREATE_CLAIMS, {"claims": rows.claims})
+        _run_rows(tx, Query.FILE_DOCUMENTS, {"documents": rows.filings}, scope)
+        _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks}, scope)
+        _run_rows(tx, Query.CREATE_CLAIMS, {"claims": rows.claims}, scope)
         # Into the FD* length bins (loaders/fd_stats.py), now that fd_raw and n_tokens are set.
-        tx.run(cypher(Query.FD_BIN_DOCUMENTS), ids=ids).consume()
+        tx.run(cypher(Query.FD_BIN_DOCUMENTS), ids=ids, collection=collection).consume()
         upserted = (
             tx.run(
-                cypher(Query.UPSERT_ENTITIES), as_parameters({"entities": rows.entities})
+                cypher(Query.UPSERT_ENTITIES),
+                as_parameters({"entities": rows.entities, **scope}),
             ).single()
             if rows.entities
             else None
         )
         _run_rows(tx, Query.CREATE_MENTIONS, {"mentions": rows.mentions})
-        _run_rows(tx, Query.CREATE_TRIPLES, {"triples": rows.triples})
-        _run_rows(tx, Query.CREATE_LINKS, {"links": rows.links})
-        _run_rows(tx, Query.RESOLVE_UNRESOLVED, {"documents": rows.arrivals})
-        _delete_orphans(tx, old)
-        return list(upserted["without_embedding"]) if upserted else []
+        _run_rows(tx, Query.CREATE_TRIPLES, {"triples": rows.triples}, scope)
+        _run_rows(tx, Query.CREATE_LINKS, {"links": rows.links}, scope)
+        _run_rows(tx, Query.RESOLVE_UNRESOLVED, {"documents": rows.arrivals}, scope)
+        _delete_orphans(tx, collection, old)
+        existed, removed_chunks = (old["documents"], old["chunks"]) if old else (0, 0)
+        tx.run(
+            cypher(Query.COUNT_COLLECTION),
+            documents=len(ids) - existed,
+            chunks=len(rows.chunks) - removed_chunks,
+            collection=collection,
+        ).consume()
+        return [local_id(id_) for id_ in upserted["without_embedding"]] if upserted else []
 
     return graph.write(work)
 
 
-def delete_documents(graph: Graph, ids: Sequence[str]) -> int:
-    """Remove documents, their content and entities and index terms no one uses any more; links
-    into them wait on a placeholder so they resolve again if the documents come back, and their
-    FD* bins no longer count them. Returns the count."""
+def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
+    """Remove documents of ``collection``, their content and entities and index terms no one
+    uses any more; links into them wait on a placeholder so they resolve again if the documents
+    come back, and their FD* bins no longer count them. Returns the count."""
+    keys = [scoped(collection, id_) for id_ in ids]
+    scope = {"collection": collection}
 
     def work(tx: neo4j.ManagedTransaction) -> int:
-        tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=list(ids)).consume()
-        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=list(ids)).consume()
-        old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=list(ids)).single()
-        deleted = tx.run(cypher(Query.DELETE_DOCUMENTS), ids=list(ids)).single()
-        _delete_orphans(tx, old)
-        return int(deleted["deleted"]) if deleted else 0
+        tx.run(cypher(Query.LOCK_COLLECTION), scope).consume()
+        tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=keys).consume()
+        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=keys, collection=collection).consume()
+        old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=keys).single()
+        record = tx.run(cypher(Query.DELETE_DOCUMENTS), ids=keys, collection=collection).single()
+        _delete_orphans(tx, collection, old)
+        deleted = int(record["deleted"]) if record else 0
+        removed_chunks = int(old["chunks"]) if old else 0
+        tx.run(
+            cypher(Query.COUNT_COLLECTION),
+            documents=-deleted,
+            chunks=-removed_chunks,
+            collection=collection,
+        ).consume()
+        return deleted
 
     return graph.write(work)
 
 
-def _run_rows(tx: neo4j.ManagedTransaction, query: Query, parameters: dict[str, Any]) -> None:
-    """Run an ``UNWIND $rows`` statement, unless there are no rows (every parameter empty):
-    nothing to do then, and a round trip (and, on a fresh server, a query plan) saved."""
-    if any(parameters.values()):
-        tx.run(cypher(query), as_parameters(parameters)).consume()
+def _run_rows(
+    tx: neo4j.ManagedTransaction,
+    query: Query,
+    rows: dict[str, Any],
+    more: Mapping[str, Any] | None = None,
+) -> None:
+    """Run an ``UNWIND $rows`` statement with ``rows`` and ``more`` parameters, unless there
+    are no rows (every one of ``rows`` empty): nothing to do then, and a round trip (and, on a
+    fresh server, a query plan) saved."""
+    if any(rows.values()):
+        tx.run(cypher(query), as_parameters({**rows, **(more or {})})).consume()
 
 
-def _delete_orphans(tx: neo4j.ManagedTransaction, old: neo4j.Record | None) -> None:
+def _delete_orphans(
+    tx: neo4j.ManagedTransaction, collection: str, old: neo4j.Record | None
+) -> None:
     """Remove what the deleted chunks (``delete_document_content.cypher``'s record) were the
-    last to use: entities, link placeholders and index terms."""
+    last to use: entities, link placeholders and the collection's index terms."""
     if old is None:
         return
     _run_rows(tx, Query.DELETE_ORPHAN_ENTITIES, {"entity_ids": old["entity_ids"]})
     _run_rows(tx, Query.DELETE_ORPHAN_PLACEHOLDERS, {"keys": old["placeholder_keys"]})
-    _run_rows(tx, Query.DELETE_ORPHAN_TERMS, {"texts": old["term_texts"]})
+    _run_rows(
+        tx, Query.DELETE_ORPHAN_TERMS, {"texts": old["term_texts"]}, {"collection": collection}
+    )
 
 
 def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
@@ -179,7 +233,8 @@ def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
 # --- rows ---------------------------------------------------------------------------------------
 # What each statement of cypher/load is sent, one TypedDict per row shape (the header comment of
 # each file describes the same fields). Public so that a bulk loader (benchmarks/bulk_import.py)
-# builds its CSV from exactly these rows and cannot drift from what ingestion writes.
+# builds its CSV from exactly these rows and cannot drift from what ingestion writes. Every id in
+# them is a key of the batch's collection (service.scope.scoped).
 
 
 class DocumentRow(TypedDict):
@@ -192,16 +247,17 @@ class DocumentRow(TypedDict):
 
 
 class FolderRow(TypedDict):
-    path: str  # "" for the root
+    path: str  # relative to the collection, e.g. "climate/sensors"
     name: str
-    parent: str | None  # None for the root
+    parent: str  # "" for a folder at the collection's root
 
 
 class FilingRow(TypedDict):
-    """``file_documents.cypher``: the folders from the root down to the document's own, and its
-    tags (MERGEd: repeats add nothing)."""
+    """``file_documents.cypher``: the folders from the top down to the document's own (none at
+    the collection's root), and its tags (MERGEd: repeats add nothing)."""
 
     id: str
+    folder: str  # the document's folder, "" at the root
     folders: list[FolderRow]
     tags: list[str]
 
@@ -269,11 +325,13 @@ class TripleRow(TypedDict):
 
 
 class LinkRow(TypedDict):
-    """``create_links.cypher``: ``target`` is a document id or uri (or an outside URL);
-    ``context_embedding`` the anchor context's embedding (stored as float32), or None."""
+    """``create_links.cypher``: ``target`` is the key of a document id (or of an outside URL),
+    ``uri`` the target as written (a document may have it as its uri); ``context_embedding``
+    the anchor context's embedding (stored as float32), or None."""
 
     chunk_id: str
     target: str
+    uri: str
     fragment: str
     href: str
     anchor_text: str
@@ -282,7 +340,8 @@ class LinkRow(TypedDict):
 
 
 class ArrivalRow(TypedDict):
-    """``resolve_unresolved.cypher``: links waiting on this id or uri now point here."""
+    """``resolve_unresolved.cypher``: links waiting on this key, or on the key of this uri,
+    now point here."""
 
     id: str
     uri: str
@@ -310,52 +369,59 @@ class GraphRows:
 
 
 def graph_rows(
+    collection: str,
     documents: Sequence[EmbeddedDocument],
     entities: Sequence[EntityRecord],
     entity_vectors: Vectors,
     embedded_entities: Sequence[EntityRecord] = (),
 ) -> GraphRows:
-    """The rows of one ``write_documents`` call (same arguments)."""
-    terms, chunks = _chunk_rows(documents)
+    """The rows of one ``write_documents`` call (same arguments), every id made a key of
+    ``collection``."""
+
+    def key(id_: str) -> str:
+        return scoped(collection, id_)
+
+    terms, chunks = _chunk_rows(collection, documents)
     return GraphRows(
-        documents=[_document_row(d) for d in documents],
-        filings=[_filing_row(d.source) for d in documents],
+        documents=[_document_row(collection, d) for d in documents],
+        filings=[_filing_row(collection, d.source) for d in documents],
         terms=terms,
         chunks=chunks,
-        claims=[row for d in documents for row in _claim_rows(d)],
+        claims=[row for d in documents for row in _claim_rows(collection, d)],
         entities=[
-            _entity_row(entity, vector.tolist())
+            _entity_row(collection, entity, vector.tolist())
             for entity, vector in zip(entities, entity_vectors, strict=True)
         ]
-        + [_entity_row(entity, None) for entity in embedded_entities],
+        + [_entity_row(collection, entity, None) for entity in embedded_entities],
         mentions=[
-            MentionRow(chunk_id=m.chunk_id, entity_id=m.entity_id, count=m.count)
+            MentionRow(chunk_id=key(m.chunk_id), entity_id=key(m.entity_id), count=m.count)
             for d in documents
             for m in d.mentions
         ],
-        triples=[row for d in documents for row in _triple_rows(d)],
-        links=[row for d in documents for row in _link_rows(d)],
-        arrivals=[ArrivalRow(id=d.source.id, uri=d.source.uri) for d in documents],
+        triples=[row for d in documents for row in _triple_rows(collection, d)],
+        links=[row for d in documents for row in _link_rows(collection, d)],
+        arrivals=[ArrivalRow(id=key(d.source.id), uri=d.source.uri) for d in documents],
     )
 
 
-def _entity_row(entity: EntityRecord, embedding: list[float] | None) -> EntityRow:
+def _entity_row(collection: str, entity: EntityRecord, embedding: list[float] | None) -> EntityRow:
     keys = (normalise_entity_id(alias) for alias in entity.aliases)
     return EntityRow(
-        id=entity.id,
+        id=scoped(collection, entity.id),
         name=entity.name,
         type=entity.type,
         aliases=list(entity.aliases),
         # An alias that normalises to the id itself ("Mac" of "mac") needs no key of its own.
-        alias_keys=sorted({key for key in keys if key and key != entity.id}),
+        alias_keys=sorted({scoped(collection, key) for key in keys if key and key != entity.id}),
         embedding=embedding,
     )
 
 
-def _document_row(document: EmbeddedDocument) -> DocumentRow:
+def _document_row(collection: str, document: EmbeddedDocument) -> DocumentRow:
     source = document.source
     claims = distinct_claims(document)
     properties: dict[str, Any] = {
+        "collection": collection,
         "title": source.title,
         # The whole normalised text: the document-level BM25 path searches it (chunks overlap,
         # so their text would count words twice), and exploration shows it in one place.
@@ -376,7 +442,11 @@ def _document_row(document: EmbeddedDocument) -> DocumentRow:
     }
     # Caller metadata is kept under its own prefix so it can never overwrite our properties.
     properties.update({f"meta_{key}": value for key, value in source.metadata.items()})
-    return DocumentRow(id=source.id, properties=properties, embedding=document.vector.tolist())
+    return DocumentRow(
+        id=scoped(collection, source.id),
+        properties=properties,
+        embedding=document.vector.tolist(),
+    )
 
 
 def distinct_claims(document: EmbeddedDocument) -> dict[str, float]:
@@ -405,12 +475,13 @@ def _claims_per_chunk(document: EmbeddedDocument) -> Sequence[Sequence[Claim]]:
     return document.chunk_claims
 
 
-def _claim_rows(document: EmbeddedDocument) -> Iterable[ClaimRow]:
+def _claim_rows(collection: str, document: EmbeddedDocument) -> Iterable[ClaimRow]:
     for chunk, claims in zip(document.chunks, _claims_per_chunk(document), strict=True):
+        chunk_key = scoped(collection, chunk.id)
         for k, claim in enumerate(claims):
             yield ClaimRow(
-                id=f"{chunk.id}#c{k}",
-                chunk_id=chunk.id,
+                id=f"{chunk_key}#c{k}",
+                chunk_id=chunk_key,
                 text=claim.text,
                 prob_fact=claim.prob_fact,
                 start=claim.start,
@@ -418,14 +489,22 @@ def _claim_rows(document: EmbeddedDocument) -> Iterable[ClaimRow]:
             )
 
 
-def _filing_row(source: SourceDocument) -> FilingRow:
+def _filing_row(collection: str, source: SourceDocument) -> FilingRow:
     parts = [part for part in source.folder.split("/") if part]
-    folders = [FolderRow(path="", name=source.source or "/", parent=None)]
-    for depth in range(1, len(parts) + 1):
-        path = posixpath.join(*parts[:depth])
-        parent = posixpath.join(*parts[: depth - 1]) if depth > 1 else ""
-        folders.append(FolderRow(path=path, name=parts[depth - 1], parent=parent))
-    return FilingRow(id=source.id, folders=folders, tags=list(source.tags))
+    folders = [
+        FolderRow(
+            path=posixpath.join(*parts[:depth]),
+            name=parts[depth - 1],
+            parent=posixpath.join(*parts[: depth - 1]) if depth > 1 else "",
+        )
+        for depth in range(1, len(parts) + 1)
+    ]
+    return FilingRow(
+        id=scoped(collection, source.id),
+        folder="/".join(parts),
+        folders=folders,
+        tags=list(source.tags),
+    )
 
 
 def index_term_parameters(
@@ -454,13 +533,15 @@ def index_term_parameters(
     return list(position), postings
 
 
-def _chunk_rows(documents: Sequence[EmbeddedDocument]) -> tuple[list[str], list[ChunkRow]]:
+def _chunk_rows(
+    collection: str, documents: Sequence[EmbeddedDocument]
+) -> tuple[list[str], list[ChunkRow]]:
     """The batch's distinct index terms and one row per chunk, documents in order."""
     terms, postings = index_term_parameters([t for d in documents for t in d.chunk_terms])
     rows = [
         ChunkRow(
-            id=chunk.id,
-            document_id=chunk.document_id,
+            id=scoped(collection, chunk.id),
+            document_id=scoped(collection, chunk.document_id),
             ordinal=chunk.ordinal,
             text=chunk.text,
             start=chunk.start,
@@ -470,7 +551,7 @@ def _chunk_rows(documents: Sequence[EmbeddedDocument]) -> tuple[list[str], list[
             fd_raw=fd_raw((claim.prob_fact for claim in claims), chunk.n_tokens),
             heading_slugs=list(chunk.heading_slugs),
             identifiers=list(identifiers),
-            previous_id=previous,
+            previous_id=None if previous is None else scoped(collection, previous),
             embedding=vector.tolist(),
             single_terms=chunk_postings["single_terms"],
             repeated_terms=chunk_postings["repeated_terms"],
@@ -500,28 +581,29 @@ def _chunks_in_order(
             previous = chunk.id
 
 
-def _triple_rows(document: EmbeddedDocument) -> Iterable[TripleRow]:
+def _triple_rows(collection: str, document: EmbeddedDocument) -> Iterable[TripleRow]:
     for triple, vector in zip(document.triples, document.triple_vectors, strict=True):
         yield TripleRow(
-            subject_id=triple.subject_id,
-            object_id=triple.object_id,
+            subject_id=scoped(collection, triple.subject_id),
+            object_id=scoped(collection, triple.object_id),
             predicate=triple.predicate,
             text=triple.text,
-            chunk_id=triple.chunk_id,
-            document_id=document.source.id,
+            chunk_id=scoped(collection, triple.chunk_id),
+            document_id=scoped(collection, document.source.id),
             embedding=vector.tolist(),
         )
 
 
-def _link_rows(document: EmbeddedDocument) -> Iterable[LinkRow]:
+def _link_rows(collection: str, document: EmbeddedDocument) -> Iterable[LinkRow]:
     links = [(chunk, link) for chunk in document.chunks for link in chunk.links]
     vectors = document.link_vectors
     if vectors is not None and len(vectors) != len(links):
         raise ValueError(f"{document.source.id}: {len(vectors)} link vectors, {len(links)} links")
     for at, (chunk, link) in enumerate(links):
         yield LinkRow(
-            chunk_id=chunk.id,
-            target=link.target_document,
+            chunk_id=scoped(collection, chunk.id),
+            target=scoped(collection, link.target_document),
+            uri=link.target_document,
             fragment=link.fragment,
             href=link.href,
             anchor_text=link.anchor_text,

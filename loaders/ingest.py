@@ -2,8 +2,12 @@
 write.
 
 The steps are the modules beside this one; this module only strings them together in batches,
-skips documents whose content hash the graph already holds, and keeps time per stage so that the
-benchmark (``benchmarks/ingest.py``) and the CLI summary can say where the time went.
+skips documents whose content hash the graph already holds, refuses to replace a document that
+came from somewhere else unless asked to, and keeps time per stage so that the benchmark
+(``benchmarks/ingest.py``) and the CLI summary can say where the time went.
+
+Every ingest writes into one collection (``service.scope``; ``default`` unless named), and ids
+are unique within it: the same ``README.md`` in two collections is two documents.
 """
 
 from __future__ import annotations
@@ -26,9 +30,10 @@ from loaders.fd_stats import DEFAULT_REFIT_SHARE, Bounds, refit_if_drifted
 from loaders.graph_writer import (
     EmbeddedDocument,
     EntityRecord,
+    Stored,
     delete_documents,
     embedded_entity_ids,
-    existing_hashes,
+    existing_documents,
     merge_entities,
     write_documents,
 )
@@ -38,6 +43,7 @@ from loaders.source_types import classify_study_design
 from service.embedding import Embedder, Vectors
 from service.factual_density import FdLevel
 from service.graph.gateway import Graph
+from service.scope import DEFAULT_COLLECTION, collection_name
 from service.settings import Settings
 from service.text.identifiers import find_identifiers
 from service.text.terms import index_terms
@@ -49,13 +55,36 @@ from service.text.terms import index_terms
 PIPELINE_VERSION = "7"
 
 
+@dataclass(frozen=True)
+class Refusal:
+    """A document not written because it would have replaced, unseen, one that came from
+    somewhere else (``replace`` allows it)."""
+
+    id: str
+    uri: str  # where the refused document came from ("" when given without one)
+    stored_uri: str  # where the document in the graph came from
+
+    def message(self, collection: str) -> str:
+        return (
+            f"{self.id!r} in collection {collection!r} came from {_origin(self.stored_uri)}; "
+            f"{_origin(self.uri)} has the same id and would replace it"
+        )
+
+
+def _origin(uri: str) -> str:
+    return uri or "a request without a uri"
+
+
 @dataclass
 class IngestStats:
     """What an ingest did, and the seconds each stage took."""
 
+    collection: str = DEFAULT_COLLECTION
     documents: int = 0  # documents read
-    written: int = 0  # new or changed, now in the graph
+    written: int = 0  # now in the graph: new, or replacing an earlier version
+    replaced: int = 0  # of those written, how many replaced one (changed, or with replace)
     unchanged: int = 0  # skipped: same content hash as in the graph
+    refused: list[Refusal] = field(default_factory=list)  # another origin's, kept
     chunks: int = 0
     mentions: int = 0
     triples: int = 0
@@ -105,10 +134,13 @@ class _Prepared:
     entities: list[EntityRecord]  # to be written with the embeddings of their names ...
     entity_vectors: Vectors  # ... these, row for row
     embedded_entities: list[EntityRecord]  # already embedded in the graph: written without
+    replacing: frozenset[str] = frozenset()  # ids of documents that replace one in the graph
+    refused: tuple[Refusal, ...] = ()
 
     @property
-    def hashes(self) -> dict[str, str]:
-        return {d.source.id: d.content_hash for d in self.documents}
+    def stored(self) -> dict[str, Stored]:
+        """What the graph holds of the batch's documents once it is written."""
+        return {d.source.id: Stored(d.content_hash, d.source.uri) for d in self.documents}
 
     @property
     def entity_ids(self) -> set[str]:
@@ -120,6 +152,8 @@ class _Prepared:
         stats.unchanged += self.n_unchanged
         stats.warnings += self.warnings
         stats.written += len(self.documents)
+        stats.replaced += len(self.replacing)
+        stats.refused += self.refused
         stats.chunks += sum(len(d.chunks) for d in self.documents)
         stats.mentions += sum(len(d.mentions) for d in self.documents)
         stats.triples += sum(len(d.triples) for d in self.documents)
@@ -159,8 +193,13 @@ class Ingestor:
         classify_sources: bool = False,
         fd_refit_share: float = DEFAULT_REFIT_SHARE,
         fd_bounds: Mapping[FdLevel, Bounds | None] | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> None:
         self.graph = graph
+        # Called after every ingest and delete: a search context of the same process forgets
+        # the collections and sizes it keeps for a few seconds, so that what was just written
+        # is searched at once (service.retrieval.collections).
+        self.on_change = on_change
         self.embedder = embedder
         self.extractor = extractor
         self.claims: ClaimExtractor = claims if claims is not None else RuleClaimExtractor()
@@ -194,6 +233,7 @@ class Ingestor:
         *,
         batch_size: int = 64,
         claims: ClaimExtractor | None = None,
+        on_change: Callable[[], None] | None = None,
     ) -> Ingestor:
         """An ingestor configured as ``settings`` say: chunking (``chunk_tokens``,
         ``chunk_overlap``), study designs (``classify_source_types``) and FD* bins
@@ -212,20 +252,35 @@ class Ingestor:
                 FdLevel.CHUNK: settings.fd_chunk_bounds,
                 FdLevel.DOCUMENT: settings.fd_document_bounds,
             },
+            on_change=on_change,
         )
 
     def ingest(
-        self, documents: Iterable[SourceDocument], on_progress: ProgressCallback | None = None
+        self,
+        documents: Iterable[SourceDocument],
+        on_progress: ProgressCallback | None = None,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        replace: bool = False,
     ) -> IngestStats:
-        """Write every new or changed document; each batch is one transaction.
+        """Write every new or changed document into ``collection``; each batch is one
+        transaction.
+
+        A document whose id the collection already holds with another origin (its ``uri``: the
+        file or URL it was read from, "" when a request gave none) is not written but listed in
+        ``refused``, unless ``replace`` says to replace it: nothing is replaced unseen.
 
         Batches are written in order by one writer thread while the main thread parses and
         embeds the next batch, so the Neo4j write overlaps the model instead of adding to it.
         A batch is written only after the one before it committed. When anything fails, the
         write under way is let finish (it commits or fails whole) and no later batch is
         written; the error is then raised, as it would be without the overlap.
+
+        Raises:
+            InvalidInput: ``collection`` is not a valid collection name.
         """
-        stats = IngestStats()
+        collection = collection_name(collection)
+        stats = IngestStats(collection=collection)
         started = time.perf_counter()
 
         def finish(pending: _Pending) -> None:
@@ -253,27 +308,32 @@ class Ingestor:
             pending: _Pending | None = None
             for batch in _batches(documents, self.batch_size):
                 in_flight = pending.prepared if pending else None
-                prepared = self._prepare(batch, stats, in_flight, nlp)
+                prepared = self._prepare(batch, stats, in_flight, nlp, replace=replace)
                 if pending is not None:
                     finish(pending)
-                pending = _Pending(prepared, writer.submit(self._write, prepared))
+                pending = _Pending(prepared, writer.submit(self._write, collection, prepared))
             if pending is not None:
                 finish(pending)
         # Also when nothing was written: an earlier run may have ended before its refit.
-        stats.refitted = self.refit_if_drifted()
+        stats.refitted = self.refit_if_drifted(collection)
         stats.seconds = time.perf_counter() - started
+        if stats.written and self.on_change is not None:
+            self.on_change()
         return stats
 
-    def delete(self, ids: Sequence[str]) -> int:
-        """Remove documents by id; returns how many existed."""
-        deleted = delete_documents(self.graph, ids)
+    def delete(self, ids: Sequence[str], *, collection: str = DEFAULT_COLLECTION) -> int:
+        """Remove documents of ``collection`` by id; returns how many existed."""
+        deleted = delete_documents(self.graph, collection_name(collection), ids)
         if deleted:
-            self.refit_if_drifted()
+            self.refit_if_drifted(collection)
+            if self.on_change is not None:
+                self.on_change()
         return deleted
 
-    def refit_if_drifted(self) -> bool:
-        """Fit the FD* length bins again if the corpus drifted (``fd_stats.refit_if_drifted``)."""
-        return refit_if_drifted(self.graph, self.fd_refit_share, self.fd_bounds)
+    def refit_if_drifted(self, collection: str = DEFAULT_COLLECTION) -> bool:
+        """Fit the collection's FD* length bins again if it drifted
+        (``fd_stats.refit_if_drifted``)."""
+        return refit_if_drifted(self.graph, collection, self.fd_refit_share, self.fd_bounds)
 
     def content_hash(self, document: SourceDocument) -> str:
         """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
@@ -302,6 +362,8 @@ class Ingestor:
         stats: IngestStats,
         in_flight: _Prepared | None,
         nlp: ThreadPoolExecutor,
+        *,
+        replace: bool,
     ) -> _Prepared:
         """Hash, parse and embed a batch: everything but the write (timed into ``stats``).
 
@@ -310,21 +372,39 @@ class Ingestor:
         entities it mentions. Entity names are embedded only for entities without an embedding
         in the graph by then (new ones, mostly).
         """
+        collection = stats.collection
         # The last of several documents with one id wins, as it would across batches.
         by_id = {document.id: self._with_source_type(document) for document in batch}
         warnings = []
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
-        known = existing_hashes(self.graph, list(by_id))
+        known = existing_documents(self.graph, collection, list(by_id))
         if in_flight is not None:
-            known.update((id_, d) for id_, d in in_flight.hashes.items() if id_ in by_id)
+            known.update((id_, s) for id_, s in in_flight.stored.items() if id_ in by_id)
         todo: list[tuple[SourceDocument, str]] = []
+        refused: list[Refusal] = []
         for document in by_id.values():
             digest = self.content_hash(document)
-            if known.get(document.id) != digest:
-                todo.append((document, digest))
+            stored = known.get(document.id)
+            if stored is not None and stored.content_hash == digest:
+                continue
+            if stored is not None and stored.uri != document.uri and not replace:
+                refused.append(Refusal(document.id, document.uri, stored.uri))
+                continue
+            todo.append((document, digest))
+        replacing = frozenset(document.id for document, _ in todo if document.id in known)
+        unchanged = len(by_id) - len(todo) - len(refused)
         if not todo:
-            return _Prepared(len(batch), len(by_id), warnings, [], [], _no_vectors(self), [])
+            return _Prepared(
+                len(batch),
+                unchanged,
+                warnings,
+                [],
+                [],
+                _no_vectors(self),
+                [],
+                refused=tuple(refused),
+            )
 
         # Entities and triples (spaCy) are extracted in the nlp thread while this thread embeds
         # the chunks: on two cores the pipeline then costs little more than the model alone.
@@ -346,7 +426,7 @@ class Ingestor:
         embedded = self._embed(parsed, chunk_vectors)
         stats.embed_s += time.perf_counter() - clock
         entities = merge_entities(embedded)
-        has_embedding = self._embedded_entities(entities, in_flight)
+        has_embedding = self._embedded_entities(collection, entities, in_flight)
 
         clock = time.perf_counter()
         to_embed = [entity for entity in entities if entity.id not in has_embedding]
@@ -354,12 +434,14 @@ class Ingestor:
         stats.embed_s += time.perf_counter() - clock
         return _Prepared(
             len(batch),
-            len(by_id) - len(todo),
+            unchanged,
             warnings,
             embedded,
             to_embed,
             entity_vectors,
             [entity for entity in entities if entity.id in has_embedding],
+            replacing=replacing,
+            refused=tuple(refused),
         )
 
     def _with_source_type(self, document: SourceDocument) -> SourceDocument:
@@ -371,24 +453,26 @@ class Ingestor:
         return replace(document, source_type=str(design))
 
     def _embedded_entities(
-        self, entities: list[EntityRecord], in_flight: _Prepared | None
+        self, collection: str, entities: list[EntityRecord], in_flight: _Prepared | None
     ) -> set[str]:
         """Ids of those entities that will have an embedding when this batch is written."""
         in_flight_entities = in_flight.entity_ids if in_flight is not None else set()
-        in_flight_documents = list(in_flight.hashes) if in_flight is not None else []
+        in_flight_documents = list(in_flight.stored) if in_flight is not None else []
         in_graph = embedded_entity_ids(
             self.graph,
+            collection,
             [entity.id for entity in entities if entity.id not in in_flight_entities],
             replacing=in_flight_documents,
         )
         return in_graph | {entity.id for entity in entities if entity.id in in_flight_entities}
 
-    def _write(self, prepared: _Prepared) -> tuple[float, list[str]]:
+    def _write(self, collection: str, prepared: _Prepared) -> tuple[float, list[str]]:
         """Write one prepared batch (in the writer thread); returns the seconds it took and the
         ids of entities left without an embedding (normally none)."""
         clock = time.perf_counter()
         without_embedding = write_documents(
             self.graph,
+            collection,
             prepared.documents,
             prepared.entities,
             prepared.entity_vectors,

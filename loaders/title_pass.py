@@ -17,6 +17,7 @@ documents again:
    leaves every batch either as it was or relinked, and running it again finishes the job.
 
 Title links are told from written ones by their href (:data:`~loaders.title_links.TITLE_LINK_MARK`).
+The pass works on one collection: titles link documents of the same collection only.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from loaders.title_links import TITLE_LINK_MARK, ChunkSpan, LinkReport, link_cor
 from service.embedding import Embedder
 from service.graph.gateway import Graph
 from service.graph.queries import Query, as_parameters, cypher
+from service.scope import local_id, scoped
 
 BATCH_DOCUMENTS = 500  # documents relinked per write transaction
 
@@ -49,14 +51,15 @@ class StoredDocument:
 
     @classmethod
     def of(cls, row: dict[str, Any]) -> StoredDocument:
+        """From a row of ``title_pass_documents.cypher``, its keys made ids again."""
         chunks = tuple(
-            ChunkSpan(str(c["id"]), int(c["start"]), int(c["end"])) for c in row["chunks"]
+            ChunkSpan(local_id(str(c["id"])), int(c["start"]), int(c["end"])) for c in row["chunks"]
         )
         text = _text_of(row["chunks"])
         by_id = {c["id"]: c for c in row["chunks"]}
         written = tuple(_written_link(w, by_id[w["chunk_id"]]) for w in row["written"])
         source = SourceDocument(
-            id=str(row["id"]), text=text, title=str(row["title"]), links=written
+            id=local_id(str(row["id"])), text=text, title=str(row["title"]), links=written
         )
         return cls(source, chunks)
 
@@ -79,14 +82,16 @@ class TitlePassReport:
 def link_titles_in_graph(
     graph: Graph,
     embedder: Embedder,
+    collection: str,
     *,
     remove_only: bool = False,
     progress: Callable[[int, int], None] | None = None,
 ) -> TitlePassReport:
-    """Replace every title link in the graph with those the documents' titles make now.
+    """Replace every title link in ``collection`` with those its documents' titles make now.
 
     Args:
         graph: The graph to relink (its schema applied).
+        collection: The collection relinked; its titles link its own documents only.
         embedder: Embeds each link's context, which expansion validates landing chunks against.
         remove_only: Only delete the title links (``anchorgraph graph link-titles --remove``).
         progress: Called with (documents done, documents in all) after each batch.
@@ -94,7 +99,9 @@ def link_titles_in_graph(
     Returns:
         The report; ``linking`` counts the links made (none with ``remove_only``).
     """
-    rows = graph.read(Query.TITLE_PASS_DOCUMENTS, {"mark": TITLE_LINK_MARK})
+    rows = graph.read(
+        Query.TITLE_PASS_DOCUMENTS, {"mark": TITLE_LINK_MARK, "collection": collection}
+    )
     stored = [StoredDocument.of(dict(row)) for row in rows]
     documents = [document.source for document in stored]
     linked, report = (
@@ -102,20 +109,23 @@ def link_titles_in_graph(
     )
     removed = written = 0
     for start, batch in _batches(stored, linked):
-        ids = [document.source.id for document, _ in batch]
-        link_rows = _link_rows(batch, embedder)
-        removed += graph.write(partial(_relink, ids=ids, rows=link_rows))
+        ids = [scoped(collection, document.source.id) for document, _ in batch]
+        link_rows = _link_rows(collection, batch, embedder)
+        removed += graph.write(partial(_relink, collection=collection, ids=ids, rows=link_rows))
         written += len(link_rows)
         if progress is not None:
             progress(start + len(batch), len(stored))
     return TitlePassReport(report, removed, written)
 
 
-def _relink(tx: neo4j.ManagedTransaction, ids: list[str], rows: list[LinkRow]) -> int:
+def _relink(
+    tx: neo4j.ManagedTransaction, collection: str, ids: list[str], rows: list[LinkRow]
+) -> int:
     """One batch's transaction: its old title links out, its new ones in; returns how many went."""
     old = tx.run(cypher(Query.DELETE_TITLE_LINKS), ids=ids, mark=TITLE_LINK_MARK).single()
     if rows:
-        tx.run(cypher(Query.CREATE_LINKS), as_parameters({"links": rows})).consume()
+        parameters = as_parameters({"links": rows, "collection": collection})
+        tx.run(cypher(Query.CREATE_LINKS), parameters).consume()
     if old is not None and old["keys"]:
         tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS), keys=list(old["keys"])).consume()
     return int(old["deleted"]) if old is not None else 0
@@ -145,7 +155,7 @@ def _written_link(written: dict[str, Any], chunk: dict[str, Any]) -> RawLink:
     start = int(chunk["start"]) + max(at, 0)
     end = start + len(anchor) if at >= 0 else start
     # Rooted, so that it resolves to the target id itself (as a title link's href does).
-    href = "/" + quote(str(written["target"]), safe="/")
+    href = "/" + quote(local_id(str(written["target"])), safe="/")
     return RawLink(href=href, anchor_text=anchor, start=start, end=end)
 
 
@@ -158,7 +168,7 @@ def _batches(
 
 
 def _link_rows(
-    batch: Sequence[tuple[StoredDocument, SourceDocument]], embedder: Embedder
+    collection: str, batch: Sequence[tuple[StoredDocument, SourceDocument]], embedder: Embedder
 ) -> list[LinkRow]:
     placed = [
         (chunk_id, link)
@@ -172,8 +182,9 @@ def _link_rows(
     vectors = embedder.embed([link.context or link.anchor_text for _, link in placed])
     return [
         LinkRow(
-            chunk_id=chunk_id,
-            target=link.target_document,
+            chunk_id=scoped(collection, chunk_id),
+            target=scoped(collection, link.target_document),
+            uri=link.target_document,
             fragment=link.fragment,
             href=link.href,
             anchor_text=link.anchor_text,

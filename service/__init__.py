@@ -12,6 +12,9 @@ lazily so that ``import service`` stays instant: torch, spaCy and the driver loa
   pure functions the engine scores with (``normalise``, ``fuse``, ``multisignal_ranking``,
   ``rocchio``, ``fd_reranked``, ``rescale``), so that an offline replay ranks exactly as
   ``search`` does.
+* Collections: ``DEFAULT_COLLECTION``, ``SAMPLE_COLLECTION``, ``CollectionInfo``, ``Access``
+  (what a caller may read and write), ``scoped`` and ``local_id`` (an id within its collection
+  and the key the graph stores it under), ``NotFound``.
 * FD*: ``SourceAuthority``, ``authorities`` and ``set_authorities`` (a_source in the graph).
 * Ingesting: ``read_all``, ``ingest_with_progress`` and the ``Ingestor`` of a runtime.
 * Running Neo4j: ``LocalNeo4j`` (the project's own server), ``throwaway_settings``,
@@ -24,6 +27,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from loaders.collections import CollectionInfo
     from loaders.fd_stats import SourceAuthority, authorities, set_authorities
     from loaders.ingest import IngestStats
     from loaders.model import SourceDocument
@@ -31,7 +35,7 @@ if TYPE_CHECKING:
     from loaders.title_links import LinkReport, link_corpus
     from service.app import create_app
     from service.embedding import Embedder, HashEmbedder
-    from service.errors import AnchorgraphError, GraphUnavailable, InvalidInput
+    from service.errors import AnchorgraphError, GraphUnavailable, InvalidInput, NotFound
     from service.factual_density import rescale
     from service.graph.local_server import LocalNeo4j, free_port, throwaway_settings
     from service.graph.queries import Query, cypher
@@ -69,9 +73,17 @@ if TYPE_CHECKING:
         SignalWeightsIn,
     )
     from service.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
+    from service.scope import DEFAULT_COLLECTION, SAMPLE_COLLECTION, Access, local_id, scoped
     from service.settings import Settings
 
 _LAZY = {
+    "CollectionInfo": "loaders.collections",
+    "DEFAULT_COLLECTION": "service.scope",
+    "SAMPLE_COLLECTION": "service.scope",
+    "Access": "service.scope",
+    "local_id": "service.scope",
+    "scoped": "service.scope",
+    "NotFound": "service.errors",
     "IngestStats": "loaders.ingest",
     "SourceAuthority": "loaders.fd_stats",
     "LinkReport": "loaders.title_links",
@@ -136,10 +148,14 @@ _LAZY = {
 }
 __all__ = [
     "CHUNK_PATH_WEIGHTS",
+    "DEFAULT_COLLECTION",
     "DOCUMENT_PATH_WEIGHTS",
+    "SAMPLE_COLLECTION",
+    "Access",
     "AnalyzedQuery",
     "AnchorgraphError",
     "Candidate",
+    "CollectionInfo",
     "DetectedEntity",
     "Embedder",
     "FdScore",
@@ -155,6 +171,7 @@ __all__ = [
     "LocalNeo4j",
     "Mode",
     "Normalisation",
+    "NotFound",
     "PathName",
     "Query",
     "Ranked",
@@ -179,6 +196,7 @@ __all__ = [
     "fuse",
     "ingest_with_progress",
     "link_corpus",
+    "local_id",
     "multisignal_pool",
     "multisignal_ranking",
     "normalise",
@@ -192,6 +210,7 @@ __all__ = [
     "retrieve",
     "rocchio",
     "sample_corpus",
+    "scoped",
     "search",
     "set_authorities",
     "startup_objects_frozen",

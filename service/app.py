@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api import audit, browser, documents, graph, health, search, web
+from service.api import audit, browser, collections, documents, graph, health, search, web
 from service.api.errors import install_error_handlers
 from service.api.metrics import install_metrics
 from service.api.security import install_security
@@ -52,6 +52,7 @@ def create_app(
     )
     install_error_handlers(app)
     app.include_router(health.router)
+    app.include_router(collections.router)
     app.include_router(documents.router)
     app.include_router(search.router)
     app.include_router(audit.router)

@@ -1,4 +1,5 @@
-"""The ``anchorgraph`` command line: local Neo4j, schema, ingestion, search, API server."""
+"""The ``anchorgraph`` command line: local Neo4j, schema, collections, ingestion, search, API
+server."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import typer
 
 from service.cli_audit import audit_app
 from service.cli_graph import graph_app
-from service.cli_output import clear_errors, console, err, refuse
+from service.cli_output import DEFAULT, CollectionOption, clear_errors, console, err, refuse
 from service.graph.local_server import LocalNeo4j
 from service.settings import Settings
 
 if TYPE_CHECKING:  # the loaders import spaCy; commands that need them import them late
     from loaders.fd_stats import FdBinRow
+    from loaders.ingest import IngestStats
     from service.retrieval.types import FdScore, SearchResult
 
 app = typer.Typer(
@@ -27,8 +29,13 @@ db_app = typer.Typer(no_args_is_help=True, help="The graph schema.")
 fd_app = typer.Typer(
     no_args_is_help=True, help="Factual density FD*: length bins, their statistics, authority."
 )
+collections_app = typer.Typer(
+    no_args_is_help=True,
+    help="Collections: many sources side by side in one graph, each document in exactly one.",
+)
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
+app.add_typer(collections_app, name="collections")
 app.add_typer(fd_app, name="fd")
 app.add_typer(audit_app, name="audit")
 app.add_typer(graph_app, name="graph")
@@ -126,8 +133,10 @@ def fd_recompute(
         typer.Option(help="Chunk bins as LOWER,UPPER tokens; default: settings, else tertiles."),
     ] = None,
     document_bounds: Annotated[str | None, typer.Option(help="Document bins likewise.")] = None,
+    collection: CollectionOption = DEFAULT,
 ) -> None:
-    """Fit the FD* length bins again and rebin every chunk and document (one transaction)."""
+    """Fit a collection's FD* length bins again and rebin its every chunk and document (one
+    transaction)."""
     from loaders.fd_stats import refit
     from service.factual_density import FdLevel
     from service.runtime import open_graph
@@ -139,23 +148,27 @@ def fd_recompute(
         or settings.fd_document_bounds,
     }
     with clear_errors(), open_graph(settings) as graph:
-        rows = refit(graph, bounds)
+        rows = refit(graph, collection, bounds)
     if not rows:
-        console.print("The graph has no documents: no FD* bins.")
+        console.print(f"The collection {collection!r} has no documents: no FD* bins.")
         return
     _print_bins(rows)
 
 
 @fd_app.command("stats")
-def fd_stats_command() -> None:
-    """Show the FD* length bins: bounds, size, mean and SD of FD_raw, changes since the fit."""
+def fd_stats_command(collection: CollectionOption = DEFAULT) -> None:
+    """Show a collection's FD* length bins: bounds, size, mean and SD of FD_raw, changes since
+    the fit."""
     from loaders.fd_stats import bin_stats
     from service.runtime import open_graph
 
     with clear_errors(), open_graph() as graph:
-        rows = bin_stats(graph)
+        rows = bin_stats(graph, collection)
     if not rows:
-        console.print("No FD* bins yet: ingest documents, or run `anchorgraph fd recompute`.")
+        console.print(
+            f"No FD* bins in {collection!r} yet: ingest documents, or run `anchorgraph fd "
+            "recompute`."
+        )
         return
     _print_bins(rows)
 
@@ -264,6 +277,14 @@ def _print_bins(rows: list[FdBinRow]) -> None:
 @app.command("ingest")
 def ingest(
     path: Annotated[Path, typer.Argument(exists=True, help="A file or a folder tree.")],
+    collection: CollectionOption = DEFAULT,
+    replace: Annotated[
+        bool,
+        typer.Option(
+            help="Replace documents of the collection that came from another file or URI "
+            "(refused by default: nothing is replaced unseen)."
+        ),
+    ] = False,
     fmt: Annotated[
         str | None,
         typer.Option("--format", help="text, markdown, html, jsonl or beir; default: by name."),
@@ -299,7 +320,8 @@ def ingest(
         ),
     ] = 0,
 ) -> None:
-    """Read documents and write them into the graph (unchanged ones are skipped)."""
+    """Read documents and write them into a collection (unchanged ones are skipped; one that
+    would replace a document from another file or URI is refused unless --replace)."""
     from service.ingestion import ingest_with_progress, read_all
     from service.runtime import open_runtime
 
@@ -324,22 +346,122 @@ def ingest(
             if link_titles:
                 from loaders.title_links import link_corpus
                 from service.graph.queries import Query
+                from service.scope import local_id
 
-                titles = runtime.graph.read(Query.DOCUMENT_TITLES)
-                known = {str(record["id"]): str(record["title"]) for record in titles}
+                titles = runtime.graph.read(Query.DOCUMENT_TITLES, {"collection": collection})
+                known = {local_id(str(record["id"])): str(record["title"]) for record in titles}
                 documents, report = link_corpus(documents, known)
                 console.print(report.summary())
-            stats = ingest_with_progress(runtime.ingestor, documents, console)
+            stats = ingest_with_progress(
+                runtime.ingestor, documents, console, collection=collection, replace=replace
+            )
+    _print_ingest(stats, threads)
+
+
+def _print_ingest(stats: IngestStats, threads: int) -> None:
+    """The summary of an ingest; exit 1 when documents were refused."""
+    from service.ingestion import ingest_summary
+
     console.print(
-        f"{stats.documents} documents read: {stats.written} written, {stats.unchanged} unchanged; "
+        f"{ingest_summary(stats)}\n"
         f"{stats.chunks} chunks, {stats.mentions} entity mentions, {stats.triples} triples, "
         f"{stats.claims} claims, {stats.links} links in {stats.seconds:.1f} s "
         f"(parse {stats.parse_s:.1f} s, embed {stats.embed_s:.1f} s on {_threads(threads)}, "
-        f"write {stats.write_s:.1f} s)."
+        f"write {stats.write_s:.1f} s).",
+        soft_wrap=True,
     )
-
     if stats.refitted:
         console.print("FD* length bins fitted again (`anchorgraph fd stats` shows them).")
+    if stats.refused:
+        raise typer.Exit(1)
+
+
+@app.command("sync")
+def sync(
+    path: Annotated[
+        Path, typer.Argument(exists=True, file_okay=False, help="The folder to mirror.")
+    ],
+    collection: CollectionOption = DEFAULT,
+    dry_run: Annotated[
+        bool, typer.Option(help="Only list what would be added, updated and deleted.")
+    ] = False,
+    replace: Annotated[
+        bool, typer.Option(help="Replace documents of the collection from another origin.")
+    ] = False,
+) -> None:
+    """Make a collection mirror a folder: add new files, update changed ones, and delete the
+    documents that came from this folder and whose files are gone. Documents of the collection
+    from elsewhere are kept."""
+    from loaders.sync import plan_sync, run_sync
+    from service.ingestion import read_all
+    from service.runtime import open_runtime
+
+    settings = Settings()
+    with clear_errors():
+        documents, skipped = read_all(settings, path)
+        for item in skipped:
+            err.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
+        folder_uri = path.resolve().as_uri()
+        with open_runtime(settings, schema="apply") as runtime:
+            arguments = (runtime.graph, runtime.ingestor, documents, folder_uri, collection)
+            if dry_run:
+                plan = plan_sync(*arguments, replace=replace)
+            else:
+                report = run_sync(*arguments, replace=replace)
+                plan = report.plan
+    for label, ids in (("add", plan.add), ("update", plan.update), ("delete", plan.delete)):
+        for id_ in ids:
+            console.print(f"  {label:<7} {id_}", markup=False, highlight=False)
+    for refusal in plan.conflicts:
+        verb = "replace" if replace else "refuse"
+        console.print(f"  {verb:<7} {refusal.message(collection)}", soft_wrap=True, markup=False)
+    console.print(("Would: " if dry_run else "Sync: ") + plan.summary(replace=replace) + ".")
+    if not dry_run and report.stats.refused:
+        raise typer.Exit(1)
+
+
+@collections_app.command("list")
+def collections_list() -> None:
+    """Every collection with its documents, chunks and entities."""
+    from rich.table import Table
+
+    from loaders.collections import list_collections
+    from service.runtime import open_graph
+
+    with clear_errors(), open_graph() as graph:
+        infos = list_collections(graph)
+    if not infos:
+        console.print("No collections yet: `anchorgraph ingest PATH --collection NAME`.")
+        return
+    table = Table("collection", "documents", "chunks", "entities", "created")
+    for info in infos:
+        created = info.created.strftime("%Y-%m-%d %H:%M") if info.created else ""
+        table.add_row(info.name, str(info.documents), str(info.chunks), str(info.entities), created)
+    console.print(table)
+
+
+@collections_app.command("delete")
+def collections_delete(
+    name: Annotated[str, typer.Argument(help="The collection to delete with all it holds.")],
+    yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
+) -> None:
+    """Delete a collection and every document, chunk and entity in it."""
+    from loaders.collections import delete_collection, list_collections
+    from service.runtime import open_graph
+
+    with clear_errors(), open_graph() as graph:
+        held = next((info for info in list_collections(graph) if info.name == name), None)
+        if held is None:
+            err.print(f"[bold red]error:[/] No collection named {name!r}.")
+            raise typer.Exit(1)
+        if not yes:
+            typer.confirm(
+                f"Delete collection {name!r} with its {held.documents} documents?", abort=True
+            )
+        delete_collection(graph, name)
+    console.print(
+        f"Deleted collection {name!r} ({held.documents} documents, {held.chunks} chunks)."
+    )
 
 
 def _threads(threads: int) -> str:
@@ -349,6 +471,12 @@ def _threads(threads: int) -> str:
 @app.command("search")
 def search_command(
     query: Annotated[str, typer.Argument(help="Any text; Lucene syntax in it is not interpreted.")],
+    collection: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--collection", "-c", help="Search this collection (repeatable); default: all."
+        ),
+    ] = None,
     mode: Annotated[
         str, typer.Option(help="dense, bm25, tfidf, hybrid or multisignal.")
     ] = "hybrid",
@@ -398,6 +526,7 @@ def search_command(
     try:
         options = SearchOptions(
             query=query,
+            collections=collection or None,
             mode=mode,
             level=level,
             k=k,
@@ -447,7 +576,12 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
         for s in hit.supporting:
             path = " → ".join(f"“{step.anchor_text}”" for step in s.path)
             cell += f"\n  ↳ {s.document_id} via {path} ({s.score:.3f})"
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, hit.document_id, cell)
+        document = (
+            hit.document_id
+            if len(result.collections) == 1
+            else f"{hit.collection}: {hit.document_id}"
+        )
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, document, cell)
     console.print(table)
     if result.entities:
         names = ", ".join(f"{e.name} ({e.how})" for e in result.entities[:8])
@@ -499,16 +633,34 @@ def mcp_command(
         "127.0.0.1"
     ),
     port: Annotated[int, typer.Option(help="With --http: the port.")] = 8001,
+    collection: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--collection",
+            "-c",
+            help="Let the tools read only this collection (repeatable); default: every one.",
+        ),
+    ] = None,
 ) -> None:
     """Serve the search as MCP tools (search, get_document, neighbourhood, explain_fd) to an
     agent: over stdio by default, for a client that spawns this command."""
     from service.adapters.mcp import serve as serve_mcp
     from service.library import open_search
+    from service.scope import FULL_ACCESS, Access, collection_name
 
-    with clear_errors(), open_search(Settings()) as searcher:
-        if http:  # stdout stays the protocol's under stdio, so what is said goes to stderr
-            err.print(f"MCP (streamable HTTP): http://{host}:{port}/mcp")
-        serve_mcp(searcher, "streamable-http" if http else "stdio", host=host, port=port)
+    with clear_errors():
+        names = frozenset(collection_name(name) for name in collection or [])
+        access = Access(read=names, write=frozenset()) if names else FULL_ACCESS
+        with open_search(Settings()) as searcher:
+            if http:  # stdout stays the protocol's under stdio, so what is said goes to stderr
+                err.print(f"MCP (streamable HTTP): http://{host}:{port}/mcp")
+            serve_mcp(
+                searcher,
+                "streamable-http" if http else "stdio",
+                host=host,
+                port=port,
+                access=access,
+            )
 
 
 @app.command("run")
@@ -516,10 +668,15 @@ def run(
     host: Annotated[str | None, typer.Option(help="Default: ANCHORGRAPH_API_HOST.")] = None,
     port: Annotated[int | None, typer.Option(help="Default: ANCHORGRAPH_API_PORT.")] = None,
     sample: Annotated[
-        bool, typer.Option(help="Load the sample corpus (skipped when unchanged).")
+        bool,
+        typer.Option(
+            help="Load the sample corpus into the collection 'sample' (skipped when unchanged; "
+            "no other collection is touched)."
+        ),
     ] = True,
 ) -> None:
-    """Everything at once: start the local Neo4j if needed, load the sample corpus, serve the API.
+    """Everything at once: start the local Neo4j if needed, load the sample corpus into its own
+    collection, serve the API.
 
     A Neo4j this command started is stopped again when the API stops.
     """
@@ -539,13 +696,6 @@ def run(
         _print_server(settings, server, headline)
     try:
         if sample:
-            from service.ingestion import sample_gazetteer
-
-            # Queries must resolve the aliases the sample was ingested with ("MAC" → the
-            # museum), so the API gets the same gazetteer.
-            settings = settings.model_copy(
-                update={"gazetteer": settings.gazetteer or sample_gazetteer()}
-            )
             _load_sample(settings)
         _serve(settings, host, port)
     finally:
@@ -646,15 +796,14 @@ def evaluate(
 
 
 def _load_sample(settings: Settings) -> None:
-    from service.ingestion import ingest_with_progress, read_all, sample_corpus
+    from service.ingestion import load_sample, sample_corpus
     from service.runtime import open_runtime
 
-    with clear_errors():
-        documents, _ = read_all(settings, sample_corpus())
-        with open_runtime(settings, schema="apply") as runtime:
-            stats = ingest_with_progress(runtime.ingestor, documents, console)
+    with clear_errors(), open_runtime(settings, schema="apply") as runtime:
+        stats = load_sample(runtime, console)
     console.print(
-        f"Sample corpus: {stats.written} documents written, {stats.unchanged} unchanged "
+        f"Sample corpus in collection {stats.collection!r}: {stats.written} documents written "
+        f"({stats.replaced} replacing an earlier version), {stats.unchanged} unchanged "
         f"({sample_corpus()})."
     )
 

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from service.cli_output import clear_errors, console, refuse
+from service.cli_output import DEFAULT, CollectionOption, clear_errors, console, refuse
 from service.settings import Settings
 
 if TYPE_CHECKING:  # heavy (scipy, numpy, the retrieval engine): imported inside the commands
@@ -38,6 +38,7 @@ AsJson = Annotated[
 @audit_app.command("length")
 def length(
     alpha: Annotated[float, typer.Option(help="Significance level of the tests.")] = 0.05,
+    collection: CollectionOption = DEFAULT,
     out: Out = DEFAULT_OUT,
     as_json: AsJson = False,
 ) -> None:
@@ -48,7 +49,7 @@ def length(
     if not 0 < alpha < 1:
         refuse(f"--alpha must be within (0, 1), got {alpha}")
     with clear_errors(), open_graph(Settings()) as graph:
-        nodes = read_nodes(graph)
+        nodes = read_nodes(graph, collection)
     audit = length_audit(nodes, alpha)
     png = plot_length(nodes, audit, out / "length.png")
     if as_json:
@@ -63,6 +64,7 @@ def tiers(
     threshold: Annotated[
         float, typer.Option(min=0.0, help="Flag a level whose SD across tier means is below.")
     ] = 0.10,
+    collection: CollectionOption = DEFAULT,
     out: Out = DEFAULT_OUT,
     as_json: AsJson = False,
 ) -> None:
@@ -71,7 +73,7 @@ def tiers(
     from service.runtime import open_graph
 
     with clear_errors(), open_graph(Settings()) as graph:
-        nodes = read_nodes(graph)
+        nodes = read_nodes(graph, collection)
     audit = tier_audit(nodes, threshold)
     png = plot_tiers(nodes, audit, out / "tiers.png")
     if as_json:
@@ -101,6 +103,7 @@ def coverage(
     k: Annotated[
         int, typer.Option("-k", "--k", min=1, max=100, help="Nearest chunks checked per claim.")
     ] = 20,
+    collection: CollectionOption = DEFAULT,
     out: Out = DEFAULT_OUT,
     as_json: AsJson = False,
 ) -> None:
@@ -120,6 +123,7 @@ def coverage(
                 runtime.graph,
                 runtime.embedder,
                 texts,
+                collection,
                 min_cosine=min_cosine,
                 min_shared=min_shared,
                 sample_size=sample,
@@ -142,6 +146,7 @@ def blindness(
         float, typer.Option(min=0.0, max=1.0, help="λ of the FD* rerank (default 0.1).")
     ] = 0.1,
     fd_pool: Annotated[int, typer.Option(min=1, help="Cosine hits the rerank scores again.")] = 20,
+    collection: CollectionOption = DEFAULT,
     out: Out = DEFAULT_OUT,
     as_json: AsJson = False,
 ) -> None:
@@ -156,7 +161,9 @@ def blindness(
         console.status(f"Loading {settings.embedding_model}"),
         open_runtime(settings, schema="verify") as runtime,
     ):
-        audit = blindness_audit(runtime.search, query, k=k, fd_lambda=fd_lambda, fd_pool=fd_pool)
+        audit = blindness_audit(
+            runtime.search, query, collection, k=k, fd_lambda=fd_lambda, fd_pool=fd_pool
+        )
     png = plot_blindness(audit, out / "blindness.png")
     if as_json:
         console.print_json(audit.model_dump_json())

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from service.cli_output import clear_errors, console, refuse
+from service.cli_output import DEFAULT, CollectionOption, clear_errors, console, refuse
 from service.settings import Settings
 
 if TYPE_CHECKING:  # networkx and the Cypher catalogue: imported inside the commands
@@ -31,14 +31,15 @@ def export(
     out: Annotated[
         Path, typer.Argument(dir_okay=False, help="The GraphML file to write, e.g. links.graphml.")
     ],
+    collection: CollectionOption = DEFAULT,
 ) -> None:
-    """Write the document link graph as GraphML: a node per document (title), an edge per
-    linked pair of documents (weight = links)."""
+    """Write a collection's document link graph as GraphML: a node per document (title), an
+    edge per linked pair of documents (weight = links)."""
     from service.link_graph import export_graphml, read_link_graph
     from service.runtime import open_graph
 
     with clear_errors(), open_graph(Settings()) as graph:
-        digraph = read_link_graph(graph)
+        digraph = read_link_graph(graph, collection)
     out.parent.mkdir(parents=True, exist_ok=True)
     export_graphml(digraph, out)
     links = int(digraph.size(weight="weight"))
@@ -53,9 +54,11 @@ def link_titles(
     remove: Annotated[
         bool, typer.Option("--remove", help="Only delete the title links, make none.")
     ] = False,
+    collection: CollectionOption = DEFAULT,
 ) -> None:
-    """Link every mention of another document's title in the graph, as `ingest --link-titles`
-    does, without ingesting again: earlier title links are replaced, written links kept."""
+    """Link every mention of another document's title in a collection, as `ingest
+    --link-titles` does, without ingesting again: earlier title links are replaced, written
+    links kept."""
     from rich.progress import Progress
 
     from loaders.title_pass import link_titles_in_graph
@@ -70,6 +73,7 @@ def link_titles(
         report = link_titles_in_graph(
             runtime.graph,
             runtime.embedder,
+            collection,
             remove_only=remove,
             progress=lambda done, total: bar.update(task, completed=done, total=total),
         )
@@ -87,6 +91,7 @@ def pagerank(
             "--write/--no-write", help="Store d.pagerank and d.pagerank_rank (default), or not."
         ),
     ] = True,
+    collection: CollectionOption = DEFAULT,
 ) -> None:
     """PageRank over the document link graph (weighted by links; a document without links out
     spreads its score over all): prints the top 10 and stores each document's score and rank."""
@@ -96,7 +101,7 @@ def pagerank(
     if not 0 < damping < 1:
         refuse(f"--damping must be within (0, 1), got {damping}")
     with clear_errors(), open_graph(Settings()) as graph:
-        summary = run_pagerank(graph, damping, write=write)
+        summary = run_pagerank(graph, collection, damping, write=write)
     _print_pagerank(summary)
     if write:
         console.print(f"prior stored on {summary.written} documents (d.pagerank, d.pagerank_rank)")

@@ -4,7 +4,9 @@ AnchorgraphError
 ├── InvalidInput          the caller sent something unusable           → 400/413/415/422
 │   ├── UnsupportedFormat   a file format no reader handles            → 415
 │   └── DocumentTooLarge    over ``max_document_bytes``                → 413
-├── NotFound              no such document / entity                    → 404
+├── NotFound              no such collection / document / entity       → 404
+├── Forbidden             the key may read that collection, not write  → 403
+├── Conflict              it would replace a document of another origin → 409
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
 ├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
 ├── IndexNotReady         an index did not come ONLINE in time         → 503
@@ -32,7 +34,16 @@ class DocumentTooLarge(InvalidInput):
 
 
 class NotFound(AnchorgraphError):
-    """The named document or entity does not exist."""
+    """The named collection, document or entity does not exist (or the caller may not see it:
+    the same answer)."""
+
+
+class Forbidden(AnchorgraphError):
+    """The caller's key may read the collection but not write it."""
+
+
+class Conflict(AnchorgraphError):
+    """A write would replace, unseen, a document that came from another origin."""
 
 
 class GraphUnavailable(AnchorgraphError):

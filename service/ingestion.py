@@ -1,5 +1,6 @@
-"""Ingestion helpers for the entry points: read everything first, the sample corpus, and a
-progress bar over ``Ingestor.ingest``. The ``Ingestor`` itself comes from ``service.runtime``."""
+"""Ingestion helpers for the entry points: read everything first, the sample corpus in its own
+collection, and a progress bar over ``Ingestor.ingest``. The ``Ingestor`` itself comes from
+``service.runtime``."""
 
 from __future__ import annotations
 
@@ -20,6 +21,8 @@ from rich.progress import (
 from loaders.ingest import Ingestor, IngestStats
 from loaders.model import SourceDocument
 from loaders.read import Skipped, read_path
+from service.runtime import Runtime, load_extractor
+from service.scope import DEFAULT_COLLECTION, SAMPLE_COLLECTION
 from service.settings import Settings
 
 
@@ -30,6 +33,32 @@ def sample_corpus() -> Path:
 
 def sample_gazetteer() -> Path:
     return Path(str(resources.files("loaders").joinpath("sample_gazetteer.json")))
+
+
+def sample_ingestor(runtime: Runtime) -> Ingestor:
+    """The runtime's ingestor with the sample's own gazetteer (its museum names and aliases):
+    ``anchorgraph run`` and ``Library.load_sample`` both ingest the sample with it, so they
+    write the same graph and running one after the other writes nothing."""
+    extractor = load_extractor(runtime.settings, sample_gazetteer())
+    return Ingestor.configured(
+        runtime.settings,
+        runtime.graph,
+        runtime.embedder,
+        extractor,
+        on_change=runtime.search.sizes.forget,
+    )
+
+
+def load_sample(
+    runtime: Runtime, console: Console | None = None, *, collection: str = SAMPLE_COLLECTION
+) -> IngestStats:
+    """Ingest the sample corpus into its own collection (``sample``), with a progress bar on
+    ``console``; no other collection is touched."""
+    documents, _ = read_all(runtime.settings, sample_corpus())
+    ingestor = sample_ingestor(runtime)
+    if console is None:
+        return ingestor.ingest(documents, collection=collection)
+    return ingest_with_progress(ingestor, documents, console, collection=collection)
 
 
 def read_all(
@@ -54,9 +83,13 @@ def ingest_with_progress(
     documents: list[SourceDocument],
     console: Console,
     also: Callable[[IngestStats, str], None] | None = None,
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    replace: bool = False,
 ) -> IngestStats:
-    """Ingest with a progress bar: documents and chunks per second, and the time left.
-    ``also`` gets every update with its rate text (the evaluation logs a heartbeat with it)."""
+    """Ingest into ``collection`` with a progress bar: documents and chunks per second, and the
+    time left. ``also`` gets every update with its rate text (the evaluation logs a heartbeat
+    with it)."""
     columns = (
         TextColumn("[bold]ingest"),
         BarColumn(),
@@ -76,4 +109,22 @@ def ingest_with_progress(
             if also is not None:
                 also(stats, rate)
 
-        return ingestor.ingest(documents, on_progress=update)
+        return ingestor.ingest(
+            documents, on_progress=update, collection=collection, replace=replace
+        )
+
+
+def ingest_summary(stats: IngestStats) -> str:
+    """What an ingest did, in one sentence, and which documents it refused and why."""
+    counts = (
+        f"{stats.documents} documents read into collection {stats.collection!r}: "
+        f"{stats.written} written ({stats.written - stats.replaced} new, {stats.replaced} "
+        f"replaced), {stats.unchanged} unchanged, {len(stats.refused)} refused"
+    )
+    refusals = [f"\n  refused: {refusal.message(stats.collection)}" for refusal in stats.refused]
+    hint = (
+        "\n  (use another --collection to keep both, or --replace to replace them)"
+        if stats.refused
+        else ""
+    )
+    return counts + "".join(refusals) + hint

@@ -1,14 +1,15 @@
 """The library API for notebooks, scripts and framework adapters, without the HTTP server.
 
 ``open_search`` gives a read-only ``Searcher``; ``open_library`` a ``Library``, a searcher that
-also adds, replaces and deletes documents. Each is one context manager that owns the runtime
-(the connection and the model) and closes it on exit. A search takes the same ``SearchOptions``
-the REST API validates, as an object or as keywords, and returns the same ``SearchResult``::
+also adds, replaces and deletes documents, each in a collection (``default`` unless named). Each
+is one context manager that owns the runtime (the connection and the model) and closes it on
+exit. A search takes the same ``SearchOptions`` the REST API validates, as an object or as
+keywords, and returns the same ``SearchResult``::
 
     from service import SearchOptions, open_library
 
     with open_library() as library:
-        library.ingest("loaders/sample_corpus")
+        library.load_sample()  # the sample corpus, in the collection "sample"
         result = library("who founded the museum?", level="document", k=3, explain=True)
         options = SearchOptions(query="who founded the museum?", mode="multisignal", k=3)
         for hit in library(options).hits:
@@ -24,12 +25,14 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from loaders.collections import CollectionInfo, delete_collection, list_collections
 from loaders.ingest import IngestStats
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
+from loaders.sync import SyncPlan, SyncReport, plan_sync, run_sync
 from service.graph.gateway import Graph
 from service.graph.schema import SchemaMode
-from service.ingestion import read_all
+from service.ingestion import load_sample, read_all
 from service.retrieval.context import SearchContext
 from service.retrieval.pipeline import search
 from service.retrieval.types import SearchOptions, SearchResult
@@ -40,6 +43,7 @@ from service.runtime import (
     open_runtime,
     startup_objects_frozen,
 )
+from service.scope import DEFAULT_COLLECTION
 from service.settings import Settings
 
 
@@ -60,7 +64,17 @@ class Searcher:
         return self.runtime.graph
 
     def __call__(self, query: str | SearchOptions, **options: Any) -> SearchResult:
+        """A search (``collections=[...]`` narrows it; default: every collection).
+
+        Raises:
+            ValidationError: an option ``SearchOptions`` refuses.
+            NotFound: a requested collection does not exist.
+        """
         return search(self.context, self.options(query, **options))
+
+    def collections(self) -> list[CollectionInfo]:
+        """Every collection with its counts of documents, chunks and entities."""
+        return list_collections(self.runtime.graph)
 
     @staticmethod
     def options(query: str | SearchOptions, **options: Any) -> SearchOptions:
@@ -74,13 +88,26 @@ class Searcher:
 
 
 class Library(Searcher):
-    """A searcher that also writes: ``add``, ``add_text``, ``ingest`` and ``delete`` go through
-    the runtime's ``Ingestor``, so unchanged documents are skipped, a changed one is replaced
-    whole and each batch is one transaction."""
+    """A searcher that also writes: ``add``, ``add_text``, ``ingest``, ``sync`` and ``delete``
+    go through the runtime's ``Ingestor``, so unchanged documents are skipped, a changed one is
+    replaced whole and each batch is one transaction. Every write goes into one collection
+    (``collection=``, default ``default``); a document that would replace one of another origin
+    (another file or URI) is refused and listed in the stats' ``refused``, unless
+    ``replace=True``."""
 
-    def add(self, documents: Iterable[SourceDocument]) -> IngestStats:
-        """Add or replace documents (``SourceDocument``s, as ``read_all`` or a loader gives)."""
-        return self.runtime.ingestor.ingest(list(documents))
+    def add(
+        self,
+        documents: Iterable[SourceDocument],
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        replace: bool = False,
+    ) -> IngestStats:
+        """Add or replace documents (``SourceDocument``s, as ``read_all`` or a loader gives).
+
+        Raises:
+            InvalidInput: ``collection`` is not a collection name.
+        """
+        return self.runtime.ingestor.ingest(list(documents), collection=collection, replace=replace)
 
     def add_text(
         self,
@@ -93,6 +120,9 @@ class Library(Searcher):
         source: str = "",
         source_type: str = "",
         folder: str = "",
+        uri: str = "",
+        collection: str = DEFAULT_COLLECTION,
+        replace: bool = False,
     ) -> IngestStats:
         """Add or replace one document given as text, read as ``POST /documents`` reads it
         (``format``: text, markdown or html; the title taken from the text when empty).
@@ -107,31 +137,77 @@ class Library(Searcher):
             doc_id=id,
             fmt=format,
             title=title,
+            uri=uri,
             source=source,
             source_type=source_type,
             folder=folder,
             tags=tags,
             max_bytes=self.runtime.settings.max_document_bytes,
         )
-        return self.add([document])
+        return self.add([document], collection=collection, replace=replace)
 
     def ingest(
-        self, path: Path | str, *, fmt: str | None = None, source_type: str = ""
+        self,
+        path: Path | str,
+        *,
+        collection: str = DEFAULT_COLLECTION,
+        replace: bool = False,
+        fmt: str | None = None,
+        source_type: str = "",
     ) -> IngestStats:
-        """Read a file or a folder tree (as ``anchorgraph ingest`` does) and add it; files no
-        reader takes are listed in the stats' ``warnings``. Everything is read before anything
-        is written, so a file that cannot be read fails the call with the graph unchanged."""
+        """Read a file or a folder tree (as ``anchorgraph ingest`` does) and add it to
+        ``collection``; files no reader takes are listed in the stats' ``warnings``. Everything
+        is read before anything is written, so a file that cannot be read fails the call with
+        the graph unchanged."""
         documents, skipped = read_all(
             self.runtime.settings, Path(path), fmt=fmt, source_type=source_type
         )
-        stats = self.add(documents)
+        stats = self.add(documents, collection=collection, replace=replace)
         stats.warnings.extend(f"skipped {item.path}: {item.reason}" for item in skipped)
         return stats
 
-    def delete(self, ids: Iterable[str]) -> int:
-        """Remove documents by id (with their chunks and the entities nothing else mentions);
-        returns how many existed."""
-        return self.runtime.ingestor.delete(list(ids))
+    def sync(
+        self,
+        path: Path | str,
+        *,
+        collection: str,
+        replace: bool = False,
+        dry_run: bool = False,
+    ) -> SyncPlan | SyncReport:
+        """Make ``collection`` mirror the folder ``path`` (``loaders.sync``): add and update its
+        files, delete the documents that came from it and whose files are gone. ``dry_run``
+        returns the plan and writes nothing."""
+        folder = Path(path)
+        documents, _ = read_all(self.runtime.settings, folder)
+        arguments = (self.graph, self.runtime.ingestor, documents, _uri(folder), collection)
+        if dry_run:
+            return plan_sync(*arguments, replace=replace)
+        return run_sync(*arguments, replace=replace)
+
+    def delete(self, ids: Iterable[str], *, collection: str = DEFAULT_COLLECTION) -> int:
+        """Remove documents of ``collection`` by id (with their chunks and the entities nothing
+        else mentions); returns how many existed."""
+        return self.runtime.ingestor.delete(list(ids), collection=collection)
+
+    def delete_collection(self, name: str) -> CollectionInfo:
+        """Delete a collection and everything in it; returns what it held.
+
+        Raises:
+            NotFound: there is no such collection.
+        """
+        deleted = delete_collection(self.graph, name)
+        self.context.sizes.forget()
+        return deleted
+
+    def load_sample(self) -> IngestStats:
+        """Ingest the sample corpus into the collection ``sample`` exactly as ``anchorgraph
+        run`` does (with its gazetteer), so the two never rewrite each other."""
+        return load_sample(self.runtime)
+
+
+def _uri(folder: Path) -> str:
+    """The URI documents read from under ``folder`` start with (``loaders.read``)."""
+    return folder.resolve().as_uri()
 
 
 @contextmanager

@@ -20,6 +20,9 @@ scores sum to 1. Power iteration stops when the L1 change of the score vector is
 ``anchorgraph graph pagerank`` stores each document's score and rank (``d.pagerank``,
 ``d.pagerank_rank``, 1 = highest) as a query-independent prior that fusion may add
 (``search/document_priors.cypher``); docs/link_graph.md says what it is for.
+
+Links never leave their collection, so each collection is a link graph of its own, read and
+ranked on its own; node ids are document ids within it.
 """
 
 from __future__ import annotations
@@ -75,9 +78,9 @@ class PageRankSummary(BaseModel):
 
 
 # --- the graph ------------------------------------------------------------------------------------
-def read_link_graph(graph: GraphReader) -> nx.DiGraph:
-    """The document link graph the database holds (one read)."""
-    return build_digraph(graph.read(Query.GRAPH_DOCUMENT_LINKS))
+def read_link_graph(graph: GraphReader, collection: str) -> nx.DiGraph:
+    """The document link graph of ``collection`` (one read)."""
+    return build_digraph(graph.read(Query.GRAPH_DOCUMENT_LINKS, {"collection": collection}))
 
 
 def build_digraph(rows: Iterable[Row]) -> nx.DiGraph:
@@ -178,15 +181,22 @@ def summarise(
     )
 
 
-def write_pagerank(graph: Graph, scores: Mapping[str, float], batch: int = WRITE_BATCH) -> int:
-    """Store ``d.pagerank`` and ``d.pagerank_rank`` of every scored document in one transaction
-    (all or none), ``batch`` documents per statement. Returns how many documents were updated."""
+def write_pagerank(
+    graph: Graph, collection: str, scores: Mapping[str, float], batch: int = WRITE_BATCH
+) -> int:
+    """Store ``d.pagerank`` and ``d.pagerank_rank`` of every scored document of ``collection``
+    in one transaction (all or none), ``batch`` documents per statement. Returns how many
+    documents were updated."""
     rows = [{"id": node, "pagerank": score, "rank": rank} for rank, node, score in ranked(scores)]
 
     def work(tx: neo4j.ManagedTransaction) -> int:
         written = 0
         for start in range(0, len(rows), batch):
-            result = tx.run(cypher(Query.GRAPH_SET_PAGERANK), scores=rows[start : start + batch])
+            result = tx.run(
+                cypher(Query.GRAPH_SET_PAGERANK),
+                scores=rows[start : start + batch],
+                collection=collection,
+            )
             written += int(result.single(strict=True)["written"])
         return written
 
@@ -194,11 +204,11 @@ def write_pagerank(graph: Graph, scores: Mapping[str, float], batch: int = WRITE
 
 
 def run_pagerank(
-    graph: Graph, damping: float = DEFAULT_DAMPING, *, write: bool = True
+    graph: Graph, collection: str, damping: float = DEFAULT_DAMPING, *, write: bool = True
 ) -> PageRankSummary:
-    """Read the link graph, compute PageRank, store it as the documents' prior unless ``write``
-    is off, and summarise."""
-    digraph = read_link_graph(graph)
+    """Read ``collection``'s link graph, compute PageRank, store it as the documents' prior
+    unless ``write`` is off, and summarise."""
+    digraph = read_link_graph(graph, collection)
     scores = pagerank(digraph, damping)
-    written = write_pagerank(graph, scores) if write else 0
+    written = write_pagerank(graph, collection, scores) if write else 0
     return summarise(digraph, scores, damping, written)

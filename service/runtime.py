@@ -91,7 +91,14 @@ def open_runtime(
             indexes = verify_schema(graph, embedder.dimension)
         extractor = load_extractor(settings, gazetteer or settings.gazetteer)
         context = SearchContext(graph, embedder)
-        ingestor = Ingestor.configured(settings, graph, embedder, extractor, batch_size=batch_size)
+        ingestor = Ingestor.configured(
+            settings,
+            graph,
+            embedder,
+            extractor,
+            batch_size=batch_size,
+            on_change=context.sizes.forget,
+        )
         try:
             yield Runtime(settings, graph, embedder, extractor, context, ingestor, indexes)
         finally:

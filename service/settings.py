@@ -137,8 +137,15 @@ class Settings(BaseSettings):
     # no CORS headers; every request body is bounded whatever else is set.
     api_key: SecretStr | None = Field(
         default=None,
-        description="When set, every route but /health and the docs needs it, in X-API-Key "
-        "or Authorization: Bearer (compared in constant time, never logged).",
+        description="When set, every route but /health and the docs needs a key, in X-API-Key "
+        "or Authorization: Bearer (compared in constant time, never logged); this one reads "
+        "and writes every collection.",
+    )
+    api_keys_file: Path | None = Field(
+        default=None,
+        description='A JSON list of keys scoped to collections: [{"name": ..., "key_sha256"'
+        ': ... (or "key"), "read": [collections] or "*", "write": [...]}] '
+        "(docs/collections.md). Set, every route but /health and the docs needs a key.",
     )
     api_cors_origins: list[str] = Field(
         default_factory=list,
@@ -159,7 +166,7 @@ class Settings(BaseSettings):
         """``ANCHORGRAPH_API_KEY=`` (empty) means no key, not a key no one can send."""
         return key if key is not None and key.get_secret_value() else None
 
-    @field_validator("neo4j_home", "cache_dir", "gazetteer", "java_home")
+    @field_validator("neo4j_home", "cache_dir", "gazetteer", "java_home", "api_keys_file")
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:
         """Accept ``~/...`` in the environment and in .env files."""

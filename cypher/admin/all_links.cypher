@@ -1,7 +1,10 @@
-// Every hyperlink edge, to compare graphs or audit link resolution.
-// Parameters: none. Returns: source (chunk id), target_label, target (id or placeholder key),
-// fragment, href; ordered.
+// Every hyperlink edge of a collection, to compare graphs or audit link resolution; ids are
+// those within the collection (links never leave it).
+// Parameters: $collection. Returns: source (chunk id), target_label, target (id, or the
+// placeholder's key without its collection), fragment, href; ordered.
 MATCH (c:Chunk)-[l:LINKS_TO]->(t)
-RETURN c.id AS source, head(labels(t)) AS target_label, coalesce(t.id, t.key) AS target,
-       l.fragment AS fragment, l.href AS href
+WHERE c.collection = $collection
+WITH c, l, t, size($collection) + 1 AS cut
+RETURN substring(c.id, cut) AS source, head(labels(t)) AS target_label,
+       substring(coalesce(t.id, t.key), cut) AS target, l.fragment AS fragment, l.href AS href
 ORDER BY source, href, target;

@@ -4,11 +4,12 @@
 // document on that document's chunk closest to the anchor context; a landing is kept when its
 // validation cosine with the anchor context reaches $threshold (expand_threshold), and only a
 // kept landing is followed further. Links without an anchor context embedding are skipped.
-// Parameters: $chunk_id (where the expansion starts), $threshold (least validation cosine).
+// Parameters: $chunk_id (the key of the chunk it starts from), $threshold (least validation
+// cosine).
 // Returns: hop (1 or 2), link (path from the chunk holding the link to its target),
 // landing (path target document → landing chunk; null for a chunk target), anchor_text,
 // landing_id, validation (cosine, −1..1), kept; first hop first, then by validation.
-// Example: {"chunk_id": "climate/incident-2022.md#0", "threshold": 0.3}
+// Example: {"chunk_id": "sample/climate/incident-2022.md#0", "threshold": 0.3}
 MATCH (start:Chunk {id: $chunk_id})
 CALL (start) {
   MATCH link = (start)-[l:LINKS_TO]->(target)

@@ -1,16 +1,21 @@
 // Guide: FD* of a folder's documents
-// Every document in a folder and the folders below it (the root folder's path is ""), with
-// its factual density as every search hit shows it (service/factual_density.py): FD_raw = Σ
-// prob_fact / n_tokens, the mean μ and population σ of FD_raw in its length bin ((:FdStats)),
-// z = (FD_raw − μ) / σ and FD* = z × a_source, the authority of its source type (1.0 unless a
-// (:SourceAuthority) says otherwise); z and FD* are null while the bins are not fitted, and
-// 0.0 in a bin whose values are all equal. Densest first.
-// Parameters: $folder (a folder path, e.g. "climate"; "" for the whole corpus).
+// Every document in a folder of a collection and the folders below it (the folder "" is the
+// whole collection), with its factual density as every search hit shows it
+// (service/factual_density.py): FD_raw = Σ prob_fact / n_tokens, the mean μ and population σ of
+// FD_raw in its length bin ((:FdStats) of its collection), z = (FD_raw − μ) / σ and FD* =
+// z × a_source, the authority of its source type (1.0 unless a (:SourceAuthority) says
+// otherwise); z and FD* are null while the bins are not fitted, and 0.0 in a bin whose values
+// are all equal. Densest first.
+// Parameters: $collection (the collection), $folder (a folder path, e.g. "climate"; "" for the
+// whole collection).
 // Returns: document, title, source_type, n_tokens, n_claims, length_bin, fd_raw, bin_mean,
 // bin_sd, z, a_source, fd_star; a row per document, highest FD* first.
-// Example: {"folder": "climate"}
-MATCH (:Folder {path: $folder})-[:CONTAINS*]->(d:Document)
-OPTIONAL MATCH (bin:FdStats {id: 'document:' + d.length_bin})
+// Example: {"collection": "sample", "folder": "climate"}
+MATCH (top)
+WHERE (top:Collection AND top.name = $collection AND $folder = '')
+   OR (top:Folder AND top.collection = $collection AND top.path = $folder)
+MATCH (top)-[:CONTAINS*]->(d:Document)
+OPTIONAL MATCH (bin:FdStats {collection: $collection, id: 'document:' + d.length_bin})
 OPTIONAL MATCH (authority:SourceAuthority {source_type: d.source_type})
 WITH d, coalesce(authority.a_source, 1.0) AS a_source,
      CASE WHEN bin.n > 0 THEN bin.total / bin.n END AS mean,

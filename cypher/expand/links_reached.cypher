@@ -53,7 +53,7 @@ WITH a_max, edge.source AS s, edge.link AS l, edge.landing AS landing
 WHERE landing IS NOT NULL
 MATCH (sd:Document {id: s.document_id})
 MATCH (ld:Document {id: landing.document_id})
-OPTIONAL MATCH (bin:FdStats {id: 'chunk:' + s.length_bin})
+OPTIONAL MATCH (bin:FdStats {collection: s.collection, id: 'chunk:' + s.length_bin})
 OPTIONAL MATCH (authority:SourceAuthority {source_type: sd.source_type})
 RETURN s.id AS source_id, l.href AS href, l.anchor_text AS anchor_text,
        landing.id AS landing_id, ld.id AS landing_document_id,

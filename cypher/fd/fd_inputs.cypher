@@ -1,8 +1,8 @@
 // What FD* of chunks and of their documents is computed from (service/factual_density.py): each
 // node's fd_raw and length bin with that bin's statistics, and the document's source type with its
 // authority (1.0 unless a (:SourceAuthority) says otherwise). A node not yet binned has null bin
-// statistics (its FD* is unknown). a_max is the largest authority (at least 1.0), which
-// FD*_rescaled divides by.
+// statistics (its FD* is unknown). The bins are those of the node's own collection. a_max is the
+// largest authority (at least 1.0), which FD*_rescaled divides by.
 // Parameters: $chunk_ids.
 // Returns: chunk_id, document_id, source_type, a_source, a_max, chunk (map: fd_raw, n_tokens,
 // n_claims, bin, n, total, total_sq) and document (the same map for the document).
@@ -12,8 +12,8 @@ CALL () {
 }
 UNWIND $chunk_ids AS id
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: id})
-OPTIONAL MATCH (cs:FdStats {id: 'chunk:' + c.length_bin})
-OPTIONAL MATCH (ds:FdStats {id: 'document:' + d.length_bin})
+OPTIONAL MATCH (cs:FdStats {collection: c.collection, id: 'chunk:' + c.length_bin})
+OPTIONAL MATCH (ds:FdStats {collection: d.collection, id: 'document:' + d.length_bin})
 OPTIONAL MATCH (a:SourceAuthority {source_type: d.source_type})
 RETURN c.id AS chunk_id, d.id AS document_id, coalesce(d.source_type, '') AS source_type,
        coalesce(a.a_source, 1.0) AS a_source, a_max,

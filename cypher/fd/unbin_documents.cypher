@@ -3,7 +3,7 @@
 // (n, total and total_sq of fd_raw), counted in the bin's changes, and loses its length_bin, so
 // that a node has a length_bin exactly when its bin counts it. A bin left empty is zeroed (no
 // rounding residue). Runs in the write's transaction, before the content is removed.
-// Parameters: $ids (document ids). Returns: nothing.
+// Parameters: $collection, $ids (document keys of that collection). Returns: nothing.
 UNWIND $ids AS id
 MATCH (d:Document {id: id})
 WITH collect(d) AS documents
@@ -20,7 +20,7 @@ CALL (documents) {
 }
 WITH level, node.length_bin AS bin, collect(node) AS nodes, count(*) AS n,
      sum(node.fd_raw) AS total, sum(node.fd_raw * node.fd_raw) AS total_sq
-MATCH (s:FdStats {id: level + ':' + bin})
+MATCH (s:FdStats {collection: $collection, id: level + ':' + bin})
 WITH s, nodes, n, total, total_sq, s.n - n AS left
 SET s.n = left,
     s.total = CASE WHEN left = 0 THEN 0.0 ELSE s.total - total END,

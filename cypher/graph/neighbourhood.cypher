@@ -5,9 +5,10 @@
 // was reached (reading order, links, claims and mentions, triples, tags, folders), then by key:
 // at most $limit nodes, the centre included; truncated says more were within reach. The centre
 // expands all its relationships; at depth 2 each neighbour reads at most $fanout of its own
-// (storage order), so a hub (the root folder, a common entity) costs at most $fanout rows.
+// (storage order), so a hub (a collection, a common entity) costs at most $fanout rows. Every
+// relationship followed stays within the centre's collection.
 // relationships: every one of those types between two kept nodes. Embeddings stay on the server.
-// Parameters: $id (document or chunk id), $depth (1 or 2), $limit (nodes), $fanout.
+// Parameters: $id (document or chunk key), $depth (1 or 2), $limit (nodes), $fanout.
 // Returns: center (element id), nodes (list of {id: element id, labels, properties}),
 // relationships (list of {id: element id, type, start, end: element ids, properties}),
 // truncated; no row when no document or chunk has the id.
@@ -59,9 +60,10 @@ CALL (nodes) {
     WHERE b IN nodes
     RETURN r
     UNION
-    // A node sits in one folder: CONTAINS is read from the contained side, not the folder's.
+    // A node sits in one folder (or at its collection's root): CONTAINS is read from the
+    // contained side, not the folder's.
     UNWIND nodes AS b
-    MATCH (a:Folder)-[r:CONTAINS]->(b)
+    MATCH (a:Folder|Collection)-[r:CONTAINS]->(b)
     WHERE a IN nodes
     RETURN r
   }

@@ -1,12 +1,13 @@
-// The title-link pass over an existing graph (loaders/title_pass.py): every document with its
-// chunks and the links its own text wrote. A chunk's text is its document's text between start
-// and end, so the pass rebuilds the text from them; title links (href ending with $mark) are left
-// out, since the pass makes them again.
-// Parameters: $mark (loaders.title_links.TITLE_LINK_MARK).
-// Returns: id, title ('' when none), chunks (list of {id, start, end, text}, in reading order),
-// written (list of {chunk_id, anchor_text, target: the linked document's id, or the placeholder's
-// key}); one row per document, by id.
+// The title-link pass over an existing collection (loaders/title_pass.py): every document of it
+// with its chunks and the links its own text wrote. A chunk's text is its document's text between
+// start and end, so the pass rebuilds the text from them; title links (href ending with $mark)
+// are left out, since the pass makes them again.
+// Parameters: $collection, $mark (loaders.title_links.TITLE_LINK_MARK).
+// Returns: id (key), title ('' when none), chunks (list of {id (key), start, end, text}, in
+// reading order), written (list of {chunk_id (key), anchor_text, target: the linked document's
+// key, or the placeholder's}); one row per document, by id.
 MATCH (d:Document)
+WHERE d.collection = $collection
 CALL (d) {
   MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
   WITH c

@@ -3,22 +3,25 @@
 // Each distinct term of the batch is MERGEd once, then referred to by its position. tf is stored
 // only above 1 (absent means 1): four postings in five are single, and a relationship without
 // properties is cheaper to write and to read.
+// Index terms are per collection, so each collection's document frequencies are its own.
 // The caller has removed the previous chunks (delete_document_content.cypher).
 // n_claims and fd_raw (Σ prob_fact / n_tokens) come from the chunk's claims, computed by the
 // caller; the claims themselves follow (create_claims.cypher).
-// Parameters: $terms (the batch's distinct index terms), $chunks (list of {id, document_id,
+// Parameters: $collection, $terms (the batch's distinct index terms), $chunks (list of {id,
+// document_id,
 // ordinal, text, start, end, n_tokens, n_claims, fd_raw, heading_slugs, identifiers,
 // single_terms: [position in $terms], repeated_terms: [[position in $terms, tf]], previous_id
 // (null for the first), embedding}). Returns: nothing.
 CALL () {
   UNWIND $terms AS text
-  MERGE (t:Term {text: text})
+  MERGE (t:Term {collection: $collection, text: text})
   RETURN collect(t) AS term_nodes
 }
 UNWIND $chunks AS row
 MATCH (d:Document {id: row.document_id})
 CREATE (d)-[:HAS_CHUNK]->(c:Chunk {
-  id: row.id, document_id: row.document_id, ordinal: row.ordinal, text: row.text,
+  id: row.id, collection: $collection, document_id: row.document_id, ordinal: row.ordinal,
+  text: row.text,
   start: row.start, end: row.end, n_tokens: row.n_tokens, n_claims: row.n_claims,
   fd_raw: row.fd_raw,
   heading_slugs: row.heading_slugs, identifiers: row.identifiers

@@ -1,9 +1,11 @@
-// Hyperlinks found while chunking. The target is the linked chunk when the fragment names one of
-// its headings, else the linked document; a document not ingested yet is stood in for by
+// Hyperlinks found while chunking, resolved within their collection. The target is the linked
+// chunk when the fragment names one of its headings, else the linked document (by key, or by
+// uri in the same collection); a document not ingested yet is stood in for by
 // (:Unresolved {key}) until it arrives (resolve_unresolved.cypher), so ingest order never matters.
 // The anchor context's embedding (context_embedding, float32) is what expansion validates the
 // chunk a link lands on against (service/retrieval/expansion.py).
-// Parameters: $links (list of {chunk_id, target, fragment, href, anchor_text, context,
+// Parameters: $collection, $links (list of {chunk_id, target (the target's key), uri (the
+// target as written, for a match on a document's uri), fragment, href, anchor_text, context,
 // context_embedding (list of floats, or null)}). Returns: nothing.
 UNWIND $links AS row
 MATCH (c:Chunk {id: row.chunk_id})
@@ -11,7 +13,8 @@ OPTIONAL CALL (row) {
   MATCH (d:Document {id: row.target})
   RETURN d
   UNION
-  MATCH (d:Document {uri: row.target})
+  MATCH (d:Document {uri: row.uri})
+  WHERE d.collection = $collection
   RETURN d
 }
 WITH c, row, head(collect(d)) AS d
@@ -23,6 +26,7 @@ CALL (row, target) {
   WITH row, target
   WHERE target IS NULL
   MERGE (u:Unresolved {key: row.target})
+  ON CREATE SET u.collection = $collection
   RETURN u AS linked
   UNION
   WITH row, target

@@ -1,10 +1,11 @@
 // Point links that waited on an (:Unresolved) placeholder at the documents that just arrived
-// (matched by id or uri), or at the chunk whose heading the link's fragment names; placeholders
-// left with no links are removed.
-// Parameters: $documents (list of {id, uri}). Returns: resolved (number of links re-pointed).
+// (matched by key, or by uri within the collection), or at the chunk whose heading the link's
+// fragment names; placeholders left with no links are removed.
+// Parameters: $collection, $documents (list of {id (key), uri}).
+// Returns: resolved (number of links re-pointed).
 UNWIND $documents AS doc
 MATCH (u:Unresolved)
-WHERE u.key IN [doc.id, doc.uri]
+WHERE u.key IN [doc.id, $collection + '/' + doc.uri]
 MATCH (d:Document {id: doc.id})
 MATCH (src:Chunk)-[old:LINKS_TO]->(u)
 OPTIONAL MATCH (d)-[:HAS_CHUNK]->(section:Chunk)

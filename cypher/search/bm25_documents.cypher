@@ -2,14 +2,15 @@
 // counted once however the chunks overlap, and the length normalisation is the document's.
 // $query is already escaped (service/retrieval/lucene.py). A document is represented by its
 // first chunk until fusion picks a better one.
-// Parameters: $query, $k_index (hits asked of the index), $k (rows kept), $allowed (document
-// ids, or null).
+// Parameters: $query, $k_index (hits asked of the index), $k (rows kept), $collections (names,
+// or null for every one), $allowed (document keys, or null).
 // Returns: one row, candidates: a list of {chunk_id (the document's first chunk), document_id,
 // score (BM25, unbounded)}, best first (one list rather than a row per candidate: the driver
 // decodes it in a third of the CPU time).
 CALL db.index.fulltext.queryNodes('document_text', $query, {limit: $k_index})
 YIELD node, score
-WHERE $allowed IS NULL OR node.id IN $allowed
+WHERE ($collections IS NULL OR node.collection IN $collections)
+  AND ($allowed IS NULL OR node.id IN $allowed)
 MATCH (node)-[:HAS_CHUNK]->(first:Chunk {ordinal: 0})
 WITH first.id AS chunk_id, node.id AS document_id, score
 ORDER BY score DESC, document_id

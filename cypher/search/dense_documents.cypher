@@ -1,14 +1,16 @@
 // Document dense path: nearest documents by their own embedding (the document vector index),
-// optionally post-filtered to allowed documents (the caller over-fetches $k_index for that).
+// optionally post-filtered to collections and allowed documents (the caller over-fetches
+// $k_index for that).
 // A document is represented by its first chunk until fusion picks a better one.
 // Parameters: $vector (query embedding), $k_index (neighbours asked of the index), $k (rows
-// kept), $allowed (document ids, or null).
+// kept), $collections (names, or null for every one), $allowed (document keys, or null).
 // Returns: one row, candidates: a list of {chunk_id (the document's first chunk), document_id,
 // score (cosine)}, best first (one list rather than a row per candidate: the driver decodes it in a
 // third of the CPU time).
 CALL db.index.vector.queryNodes('document_embedding', $k_index, $vector)
 YIELD node, score
-WHERE $allowed IS NULL OR node.id IN $allowed
+WHERE ($collections IS NULL OR node.collection IN $collections)
+  AND ($allowed IS NULL OR node.id IN $allowed)
 MATCH (node)-[:HAS_CHUNK]->(first:Chunk {ordinal: 0})
 WITH first.id AS chunk_id, node.id AS document_id, 2 * score - 1 AS score
 ORDER BY score DESC, document_id

@@ -1,9 +1,12 @@
-// The documents a search's filters allow; every path then keeps only their chunks.
-// Parameters: $sources, $source_types, $folders (a folder and all below it), $tags (any of),
-// $document_ids — each a list, or null for "no restriction".
-// Returns: id (one row per allowed document).
+// The documents of the searched collections that a search's filters allow; every path then
+// keeps only their chunks.
+// Parameters: $collections (names, or null for every one), $sources, $source_types, $folders (a
+// folder and all below it), $tags (any of), $document_ids (keys) — each a list, or null for
+// "no restriction".
+// Returns: id (the document's key; one row per allowed document).
 MATCH (d:Document)
-WHERE ($sources IS NULL OR d.source IN $sources)
+WHERE ($collections IS NULL OR d.collection IN $collections)
+  AND ($sources IS NULL OR d.source IN $sources)
   AND ($source_types IS NULL OR d.source_type IN $source_types)
   AND ($folders IS NULL OR any(folder IN $folders
         WHERE folder = '' OR d.folder = folder OR d.folder STARTS WITH folder + '/'))

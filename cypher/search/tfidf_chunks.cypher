@@ -1,7 +1,9 @@
-// Classic TF-IDF path over the graph's own inverted index, (:Chunk)-[:HAS_TERM {tf}]->(:Term):
-// score(c) = Σ_t (1 + ln tf(t,c)) · (ln((1 + N) / (1 + df(t))) + 1), no length normalisation
-// (sublinear tf, Salton & Buckley 1988; smoothed idf as in scikit-learn). N and df are counted
-// live (count store and node degree), so the weights stay right as documents come and go.
+// Classic TF-IDF path over each collection's own inverted index, (:Chunk)-[:HAS_TERM {tf}]->
+// (:Term {collection}): score(c) = Σ_t (1 + ln tf(t,c)) · (ln((1 + N) / (1 + df(t))) + 1), no
+// length normalisation (sublinear tf, Salton & Buckley 1988; smoothed idf as in scikit-learn).
+// N is the chunk's collection's size (kept by every write, load/count_collection.cypher) and df
+// the term's degree there, so a collection's weights are its own and stay right as documents
+// come and go.
 // A posting without tf has tf 1 (create_chunks.cypher stores it only above 1).
 // Which terms walk their posting lists ("finders"), rarest first: a term in more than
 // $common_fraction · N chunks never does unless every query term is that common (Lucene's
@@ -9,39 +11,44 @@
 // stay within $max_postings (the rarest always finds), which bounds the work of a query full of
 // frequent words. The other terms ("boosters") only add their weight to the $boost_pool chunks
 // the finders scored best; a booster's idf is the lowest, so it rarely lifts a chunk from
-// further down into the top $k.
+// further down into the top $k. Each collection searched does this on its own; their best
+// chunks are then ranked together.
 // Parameters: $terms (distinct query terms), $common_fraction, $max_postings, $boost_pool
-// (at least $k), $k, $allowed (document ids, or null).
+// (at least $k), $k, $collections (names, or null for every one), $allowed (document keys, or
+// null).
 // Returns: one row, candidates: a list of {chunk_id, document_id, score}, best first (one list
 // rather than a row per candidate: the driver decodes it in a third of the CPU time).
-MATCH (every:Chunk)
-WITH count(every) AS n
-UNWIND $terms AS text
-MATCH (t:Term {text: text})
-WITH n, t, COUNT { (t)<-[:HAS_TERM]-() } AS df
-ORDER BY df, t.text
-WITH n, collect({term: t, df: df, idf: log((1.0 + n) / (1.0 + df)) + 1.0}) AS weighted
-WITH n, weighted, none(w IN weighted WHERE w.df <= $common_fraction * n) AS only_common
-WITH weighted, [i IN range(0, size(weighted) - 1)
-  WHERE (only_common OR weighted[i].df <= $common_fraction * n)
-    AND (i = 0 OR reduce(walked = 0, w IN weighted[..i + 1] | walked + w.df) <= $max_postings)]
-  AS finding
-WITH [i IN finding | weighted[i]] AS finders,
-     [i IN range(0, size(weighted) - 1) WHERE NOT i IN finding | weighted[i]] AS boosters
-UNWIND finders AS finder
-WITH boosters, finder.term AS t, finder.idf AS idf
-MATCH (c:Chunk)-[h:HAS_TERM]->(t)
-WHERE $allowed IS NULL OR c.document_id IN $allowed
-WITH boosters, c, sum((1.0 + log(coalesce(h.tf, 1))) * idf) AS found
-ORDER BY found DESC, c.id
-LIMIT $boost_pool
-CALL (c, boosters) {
-  UNWIND boosters AS booster
-  WITH booster.term AS t, booster.idf AS idf
-  MATCH (c)-[h:HAS_TERM]->(t)
-  RETURN sum((1.0 + log(coalesce(h.tf, 1))) * idf) AS boosted
+MATCH (col:Collection)
+WHERE $collections IS NULL OR col.name IN $collections
+CALL (col) {
+  UNWIND $terms AS text
+  MATCH (t:Term {collection: col.name, text: text})
+  WITH col.chunks AS n, t, COUNT { (t)<-[:HAS_TERM]-() } AS df
+  ORDER BY df, t.text
+  WITH n, collect({term: t, df: df, idf: log((1.0 + n) / (1.0 + df)) + 1.0}) AS weighted
+  WITH n, weighted, none(w IN weighted WHERE w.df <= $common_fraction * n) AS only_common
+  WITH weighted, [i IN range(0, size(weighted) - 1)
+    WHERE (only_common OR weighted[i].df <= $common_fraction * n)
+      AND (i = 0 OR reduce(walked = 0, w IN weighted[..i + 1] | walked + w.df) <= $max_postings)]
+    AS finding
+  WITH [i IN finding | weighted[i]] AS finders,
+       [i IN range(0, size(weighted) - 1) WHERE NOT i IN finding | weighted[i]] AS boosters
+  UNWIND finders AS finder
+  WITH boosters, finder.term AS t, finder.idf AS idf
+  MATCH (c:Chunk)-[h:HAS_TERM]->(t)
+  WHERE $allowed IS NULL OR c.document_id IN $allowed
+  WITH boosters, c, sum((1.0 + log(coalesce(h.tf, 1))) * idf) AS found
+  ORDER BY found DESC, c.id
+  LIMIT $boost_pool
+  CALL (c, boosters) {
+    UNWIND boosters AS booster
+    WITH booster.term AS t, booster.idf AS idf
+    MATCH (c)-[h:HAS_TERM]->(t)
+    RETURN sum((1.0 + log(coalesce(h.tf, 1))) * idf) AS boosted
+  }
+  RETURN c.id AS chunk_id, c.document_id AS document_id, found + boosted AS score
 }
-WITH c.id AS chunk_id, c.document_id AS document_id, found + boosted AS score
+WITH chunk_id, document_id, score
 ORDER BY score DESC, chunk_id
 LIMIT $k
 RETURN collect({chunk_id: chunk_id, document_id: document_id, score: score}) AS candidates;

@@ -37,6 +37,7 @@ def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
     from it (``supporting``, each with its link path and inherited score)."""
     dumped = hit.model_dump(mode="json")
     return {
+        "collection": hit.collection,
         "document_id": hit.document_id,
         "chunk_id": hit.chunk_id,
         "title": hit.title,

@@ -11,7 +11,9 @@ Tools, each answering with a typed model (structured content, and its JSON as te
   was computed from.
 
 Over stdio (the default, for a desktop agent that spawns it) or streamable HTTP. It is
-read-only: the schema is verified, never changed, and no tool writes.
+read-only: the schema is verified, never changed, and no tool writes. It reads the collections
+its ``Access`` allows (``anchorgraph mcp --collection NAME``; every one by default): a tool asked
+about another answers as for a document that does not exist.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ from service.graph.gateway import Graph
 from service.graph.queries import Query as Cypher
 from service.library import Searcher
 from service.retrieval.fd_read import fd_scores
+from service.retrieval.pipeline import search as run_search
 from service.retrieval.types import FdScore, SearchOptions, SearchResult
+from service.scope import DEFAULT_COLLECTION, FULL_ACCESS, Access, local_id, scoped
 
 _ANNOTATED: Any = Annotated
 Transport = Literal["stdio", "streamable-http"]
@@ -50,18 +54,36 @@ class FdExplanation(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    collection: str
     document_id: str
     document: FdScore = Field(description="The document's FD*, from its own length bin.")
     chunks: dict[str, FdScore] = Field(description="Each chunk's FD*, by chunk id.")
 
 
-def build_server(searcher: Searcher, *, host: str = "127.0.0.1", port: int = 8001) -> FastMCP:
-    """The server with its four tools over ``searcher`` (``host`` and ``port``: HTTP only)."""
+CollectionArgument = Annotated[
+    str, Field(description="The document's collection.", examples=[DEFAULT_COLLECTION])
+]
+
+
+def build_server(
+    searcher: Searcher,
+    *,
+    access: Access = FULL_ACCESS,
+    host: str = "127.0.0.1",
+    port: int = 8001,
+) -> FastMCP:
+    """The server with its four tools over ``searcher``, reading what ``access`` allows
+    (``host`` and ``port``: HTTP only)."""
     server = FastMCP("anchorgraph", instructions=INSTRUCTIONS, host=host, port=port)
+
+    def visible(collection: str) -> str:
+        if not access.can_read(collection):
+            raise NotFound(f"No collection named {collection!r}.")
+        return collection
 
     async def search(**arguments: Any) -> SearchResult:
         options = SearchOptions.model_validate(arguments)
-        return await anyio.to_thread.run_sync(searcher, options)
+        return await anyio.to_thread.run_sync(run_search, searcher.context, options, access)
 
     # The tool's arguments are SearchOptions' fields, so that an agent sees each one (type,
     # bounds, description) in the tool's schema and the two stay the same as fields change.
@@ -76,13 +98,16 @@ def build_server(searcher: Searcher, *, host: str = "127.0.0.1", port: int = 800
     )
 
     @server.tool()
-    async def get_document(id: str) -> DocumentOut:
+    async def get_document(
+        id: str, collection: CollectionArgument = DEFAULT_COLLECTION
+    ) -> DocumentOut:
         """A document by id, with its chunks, its outgoing links and the entities it names."""
-        return await anyio.to_thread.run_sync(document, searcher.graph, id)
+        return await anyio.to_thread.run_sync(document, searcher.graph, visible(collection), id)
 
     @server.tool()
     async def neighbourhood(
         id: str,
+        collection: CollectionArgument = DEFAULT_COLLECTION,
         depth: Annotated[int, Field(ge=1, le=2, description="Hops from the node.")] = 1,
         limit: Annotated[int, Field(ge=1, le=500, description="Nodes, the centre too.")] = 100,
     ) -> Neighbourhood:
@@ -90,43 +115,68 @@ def build_server(searcher: Searcher, *, host: str = "127.0.0.1", port: int = 800
         links, entities, claims, triples, tags and folders, and the relationships between
         them (texts cut to 300 characters, no embeddings)."""
         return await anyio.to_thread.run_sync(
-            lambda: neighbourhood_of(searcher, id, depth=depth, limit=limit)
+            lambda: neighbourhood_of(
+                searcher, id, collection=visible(collection), depth=depth, limit=limit
+            )
         )
 
     @server.tool()
-    async def explain_fd(id: str) -> FdExplanation:
+    async def explain_fd(
+        id: str, collection: CollectionArgument = DEFAULT_COLLECTION
+    ) -> FdExplanation:
         """FD* (factual density: verified claims per token against texts of the same length,
         times the source's authority) of a document and each of its chunks, or of one chunk
         and its document, with the length bin's mean and sd, z, a_source and FD*_rescaled."""
-        return await anyio.to_thread.run_sync(fd_explanation, searcher.graph, id)
+        return await anyio.to_thread.run_sync(
+            fd_explanation, searcher.graph, visible(collection), id
+        )
 
     return server
 
 
-def serve(searcher: Searcher, transport: Transport, *, host: str, port: int) -> None:
+def serve(
+    searcher: Searcher,
+    transport: Transport,
+    *,
+    host: str,
+    port: int,
+    access: Access = FULL_ACCESS,
+) -> None:
     """Serve until the client goes away (stdio) or the process is stopped (HTTP)."""
-    build_server(searcher, host=host, port=port).run(transport)
+    build_server(searcher, access=access, host=host, port=port).run(transport)
 
 
-def document(graph: Graph, document_id: str) -> DocumentOut:
-    found = graph.model(Cypher.GET_DOCUMENT, DocumentOut, {"id": document_id})
+def document(graph: Graph, collection: str, document_id: str) -> DocumentOut:
+    key = scoped(collection, document_id)
+    found = graph.model(Cypher.GET_DOCUMENT, DocumentOut, {"collection": collection, "id": key})
     if found is None:
-        raise NotFound(f"No document with id {document_id!r}")
+        raise NotFound(f"No document with id {document_id!r} in collection {collection!r}.")
     return found
 
 
-def fd_explanation(graph: Graph, node_id: str) -> FdExplanation:
-    """By document id (every chunk) or by chunk id (that chunk)."""
-    found = graph.model(Cypher.GET_DOCUMENT, DocumentOut, {"id": node_id})
-    chunk_ids = [chunk.id for chunk in found.chunks] if found is not None else [node_id]
-    chunks = fd_scores(graph.read, chunk_ids, "chunk")
+def fd_explanation(graph: Graph, collection: str, node_id: str) -> FdExplanation:
+    """By document id (every chunk) or by chunk id (that chunk), within ``collection``."""
+    key = scoped(collection, node_id)
+    found = graph.model(Cypher.GET_DOCUMENT, DocumentOut, {"collection": collection, "id": key})
+    chunk_keys = (
+        [scoped(collection, chunk.id) for chunk in found.chunks] if found is not None else [key]
+    )
+    chunks = fd_scores(graph.read, chunk_keys, "chunk")
     if not chunks:
-        raise NotFound(f"No document with chunks, and no chunk, has the id {node_id!r}")
+        raise NotFound(
+            f"No document with chunks, and no chunk, has the id {node_id!r} in collection "
+            f"{collection!r}."
+        )
     first = next(iter(chunks))
     documents = fd_scores(graph.read, [first], "document")
     # A chunk's id is its document's id, '#', its ordinal (loaders.model.Chunk).
-    document_id = found.id if found is not None else first.rpartition("#")[0]
-    return FdExplanation(document_id=document_id, document=documents[first], chunks=chunks)
+    document_id = found.id if found is not None else local_id(first).rpartition("#")[0]
+    return FdExplanation(
+        collection=collection,
+        document_id=document_id,
+        document=documents[first],
+        chunks={local_id(chunk): score for chunk, score in chunks.items()},
+    )
 
 
 def _search_signature() -> inspect.Signature:

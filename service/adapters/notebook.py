@@ -17,13 +17,19 @@ import networkx as nx
 from service.api.graph import Neighbourhood, neighbourhood
 from service.errors import InvalidInput, NotFound
 from service.library import Searcher
+from service.scope import DEFAULT_COLLECTION
 
 
 def neighbourhood_of(
-    searcher: Searcher, node_id: str, *, depth: int = 1, limit: int = 100
+    searcher: Searcher,
+    node_id: str,
+    *,
+    collection: str = DEFAULT_COLLECTION,
+    depth: int = 1,
+    limit: int = 100,
 ) -> Neighbourhood:
-    """The neighbourhood of a document or chunk by id, as ``GET /graph/neighbourhood`` gives
-    it (``depth`` 1 or 2 hops, at most ``limit`` nodes).
+    """The neighbourhood of a document or chunk of ``collection`` by id, as ``GET
+    /graph/neighbourhood`` gives it (``depth`` 1 or 2 hops, at most ``limit`` nodes).
 
     Raises:
         NotFound: no document or chunk has the id.
@@ -31,9 +37,9 @@ def neighbourhood_of(
     """
     if depth not in (1, 2) or not 1 <= limit <= 500:
         raise InvalidInput("depth is 1 or 2 and limit 1 to 500, as GET /graph/neighbourhood asks")
-    found = neighbourhood(searcher.graph, node_id, depth=depth, limit=limit)
+    found = neighbourhood(searcher.graph, collection, node_id, depth=depth, limit=limit)
     if found is None:
-        raise NotFound(f"No document or chunk with id {node_id!r}")
+        raise NotFound(f"No document or chunk with id {node_id!r} in collection {collection!r}.")
     return found
 
 

@@ -8,7 +8,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from service.api.deps import RuntimeDep
+from service.api.deps import AccessDep, RuntimeDep, readable
 from service.api.errors import problems
 from service.api.schemas import VISIBLE_CHARACTER
 from service.audit import (
@@ -32,6 +32,12 @@ from service.audit.coverage import (
 from service.audit.length import DEFAULT_ALPHA
 from service.audit.tiers import DEFAULT_THRESHOLD
 from service.retrieval.types import UTF8, Integer, Number
+from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, CollectionName
+
+CollectionQuery = Annotated[
+    str,
+    Query(pattern=COLLECTION_PATTERN, description="The collection audited.", examples=["sample"]),
+]
 
 router = APIRouter(prefix="/audit", tags=["audit"])
 
@@ -60,6 +66,7 @@ class CoverageRequest(BaseModel):
     )
 
     claims: list[Claim] = Field(min_length=1, max_length=MAX_CLAIMS)
+    collection: CollectionName = Field(DEFAULT_COLLECTION, description="The collection checked.")
     min_cosine: Number = Field(DEFAULT_MIN_COSINE, ge=-1, le=1)
     min_shared: Integer = Field(DEFAULT_MIN_SHARED, ge=0, le=50)
     sample_size: Integer = Field(DEFAULT_SAMPLE_SIZE, ge=1, le=10_000)
@@ -162,37 +169,43 @@ def _example(value: dict[str, Any]) -> dict[str, Any]:
 
 
 @router.get(
-    "/length", response_model=LengthAudit, responses={200: _example(_LENGTH), **problems(422, 503)}
+    "/length",
+    response_model=LengthAudit,
+    responses={200: _example(_LENGTH), **problems(404, 422, 503)},
 )
 def length(
     runtime: RuntimeDep,
+    access: AccessDep,
+    collection: CollectionQuery = DEFAULT_COLLECTION,
     alpha: Annotated[float, Query(gt=0, lt=1, examples=[DEFAULT_ALPHA])] = DEFAULT_ALPHA,
 ) -> LengthAudit:
-    """Length confound: Pearson r and p of FD_raw and of FD* against n_tokens, per level
-    (chunks, documents); ``*_confounded`` when p < alpha."""
-    return length_audit(read_nodes(runtime.graph), alpha)
+    """Length confound in a collection: Pearson r and p of FD_raw and of FD* against n_tokens,
+    per level (chunks, documents); ``*_confounded`` when p < alpha."""
+    return length_audit(read_nodes(runtime.graph, readable(access, collection)), alpha)
 
 
 @router.get(
-    "/tiers", response_model=TierAudit, responses={200: _example(_TIERS), **problems(422, 503)}
+    "/tiers", response_model=TierAudit, responses={200: _example(_TIERS), **problems(404, 422, 503)}
 )
 def tiers(
     runtime: RuntimeDep,
+    access: AccessDep,
+    collection: CollectionQuery = DEFAULT_COLLECTION,
     threshold: Annotated[float, Query(ge=0, le=10, examples=[DEFAULT_THRESHOLD])] = (
         DEFAULT_THRESHOLD
     ),
 ) -> TierAudit:
-    """Tier variance (the seed's ghost audit): n, mean and SD of FD* per source type, and the SD
-    across the types' means, flagged below ``threshold``."""
-    return tier_audit(read_nodes(runtime.graph), threshold)
+    """Tier variance in a collection (the seed's ghost audit): n, mean and SD of FD* per source
+    type, and the SD across the types' means, flagged below ``threshold``."""
+    return tier_audit(read_nodes(runtime.graph, readable(access, collection)), threshold)
 
 
 @router.post(
     "/coverage",
     response_model=CoverageAudit,
-    responses={200: _example(_COVERAGE), **problems(400, 413, 422, 503)},
+    responses={200: _example(_COVERAGE), **problems(400, 404, 413, 422, 503)},
 )
-def coverage(request: CoverageRequest, runtime: RuntimeDep) -> CoverageAudit:
+def coverage(request: CoverageRequest, runtime: RuntimeDep, access: AccessDep) -> CoverageAudit:
     """Corpus–benchmark coverage: the share of the claims some chunk covers (cosine ≥
     ``min_cosine`` and ≥ ``min_shared`` shared keywords), over the full corpus (each claim's
     ``k`` nearest chunks) and over a seeded random sample of ``sample_size`` chunks."""
@@ -200,6 +213,7 @@ def coverage(request: CoverageRequest, runtime: RuntimeDep) -> CoverageAudit:
         runtime.graph,
         runtime.embedder,
         request.claims,
+        readable(access, request.collection),
         min_cosine=request.min_cosine,
         min_shared=request.min_shared,
         sample_size=request.sample_size,
@@ -211,11 +225,13 @@ def coverage(request: CoverageRequest, runtime: RuntimeDep) -> CoverageAudit:
 @router.get(
     "/blindness",
     response_model=BlindnessAudit,
-    responses={200: _example(_BLINDNESS), **problems(422, 503)},
+    responses={200: _example(_BLINDNESS), **problems(404, 422, 503)},
 )
 def blindness(
     runtime: RuntimeDep,
+    access: AccessDep,
     query: Annotated[str, Query(min_length=1, max_length=4096, examples=["battery life"])],
+    collection: CollectionQuery = DEFAULT_COLLECTION,
     k: Annotated[int, Query(ge=1, le=50, examples=[DEFAULT_K])] = DEFAULT_K,
     fd_lambda: Annotated[float, Query(ge=0, le=1, examples=[DEFAULT_LAMBDA])] = DEFAULT_LAMBDA,
     fd_pool: Annotated[int, Query(ge=1, le=1000, examples=[DEFAULT_POOL])] = DEFAULT_POOL,
@@ -223,4 +239,11 @@ def blindness(
     """Expert blindness for one query: the top k documents under cosine, BM25 and FD*-optimised
     retrieval (cosine top fd_pool reranked by (1 − λ)·score + λ·FD*_rescaled), each with its source
     type, cosine, cosine rank and FD*, and the source-type composition of each top k."""
-    return blindness_audit(runtime.search, query, k=k, fd_lambda=fd_lambda, fd_pool=fd_pool)
+    return blindness_audit(
+        runtime.search,
+        query,
+        readable(access, collection),
+        k=k,
+        fd_lambda=fd_lambda,
+        fd_pool=fd_pool,
+    )

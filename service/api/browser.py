@@ -46,6 +46,7 @@ CORS_HEADERS = {
 # The guide's slides, in order; a test checks that every cypher/browser file is one of them.
 GUIDE: tuple[Query, ...] = (
     Query.BROWSER_OVERVIEW,
+    Query.BROWSER_COLLECTIONS,
     Query.BROWSER_DOCUMENT_CHUNKS,
     Query.BROWSER_ENTITY_MENTIONS,
     Query.BROWSER_EXPANSION_PATHS,
@@ -149,17 +150,19 @@ def _runnable(statement: str) -> str:
 
 def _welcome_slide(api: str) -> str:
     schema = (
-        "(:Folder)-[:CONTAINS]->(:Document)-[:HAS_CHUNK]->(:Chunk)-[:NEXT]->(:Chunk)\n"
+        "(:Collection)-[:CONTAINS]->(:Folder)-[:CONTAINS]->(:Document)\n"
+        "(:Document)-[:HAS_CHUNK]->(:Chunk)-[:NEXT]->(:Chunk)\n"
         "(:Chunk)-[:LINKS_TO {anchor_text}]->(:Document|:Chunk|:Unresolved)\n"
         "(:Chunk)-[:MENTIONS {count}]->(:Entity)-[:RELATES {predicate}]->(:Entity)\n"
         "(:Chunk)-[:ASSERTS]->(:Claim {prob_fact})   (:Document)-[:TAGGED]->(:Tag)"
     )
     return _slide(
         f"<h3>{html.escape(GUIDE_TITLE)}</h3>",
-        "<p>Documents are split into chunks; chunks link to other documents, mention entities "
-        "and assert the claims that factual density (FD*) counts. The next slides hold queries "
-        "filled in with examples from the sample corpus: click one to put it in the editor, "
-        "change the values, and run it.</p>",
+        "<p>Documents belong to collections and are split into chunks; chunks link to other "
+        "documents, mention entities and assert the claims that factual density (FD*) counts. "
+        "The next slides hold queries filled in with examples from the sample corpus (the "
+        "collection <code>sample</code>): click one to put it in the editor, change the values, "
+        "and run it.</p>",
         f"<pre>{html.escape(schema)}</pre>",
         f'<p>Search the same graph on the <a href="{html.escape(api)}/" target="_blank">'
         "search page</a>; each result there opens its neighbourhood here.</p>",

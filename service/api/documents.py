@@ -1,4 +1,5 @@
-"""/documents: add (JSON or file upload), read, list and delete documents."""
+"""/documents: add (JSON or file upload), read, list and delete documents, each within its
+collection (``collection`` in the body or the query; ``default`` when none is given)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ from starlette.datastructures import UploadFile
 
 from loaders.model import SourceDocument
 from loaders.read import detect_format, read_bytes
-from service.api.deps import RuntimeDep
+from service.api.deps import AccessDep, RuntimeDep, readable, writable
 from service.api.errors import problems
 from service.api.schemas import (
     VISIBLE_CHARACTER,
@@ -23,8 +24,9 @@ from service.api.schemas import (
     IngestResult,
     UploadFields,
 )
-from service.errors import InvalidInput, NotFound, UnsupportedFormat
+from service.errors import Conflict, InvalidInput, NotFound, UnsupportedFormat
 from service.graph.queries import Query as Cypher
+from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
@@ -36,7 +38,18 @@ MAX_OFFSET = 1_000_000_000
 
 DocumentIdPath = Annotated[
     str,
-    Path(description="The document's id (slashes allowed).", examples=["climate/ag-2048.md"]),
+    Path(
+        description="The document's id within its collection (slashes allowed).",
+        examples=["climate/ag-2048.md"],
+    ),
+]
+CollectionQuery = Annotated[
+    str,
+    Query(
+        pattern=COLLECTION_PATTERN,
+        description="The document's collection.",
+        examples=["sample"],
+    ),
 ]
 
 
@@ -97,6 +110,7 @@ _REQUEST_BODY = {
 }
 _INGESTED = {
     "id": "notes/sensor.md",
+    "collection": "default",
     "status": "written",
     "chunks": 1,
     "mentions": 1,
@@ -104,6 +118,7 @@ _INGESTED = {
     "links": 1,
 }
 _PAGE = {
+    "collection": "sample",
     "total": 12,
     "offset": 0,
     "limit": 1,
@@ -121,6 +136,7 @@ _PAGE = {
     ],
 }
 _DOCUMENT = {
+    "collection": "default",
     "id": "notes/sensor.md",
     "title": "Sensor note",
     "source_type": "markdown",
@@ -165,35 +181,51 @@ def _example(value: object) -> dict[str, Any]:
     status_code=201,
     openapi_extra=_REQUEST_BODY,
     responses={
-        200: {"model": IngestResult, "description": "Unchanged: already in the graph."},
+        200: {
+            "model": IngestResult,
+            "description": "Replaced (an earlier version is gone) or unchanged (already in the "
+            "graph).",
+        },
         201: _example(_INGESTED),
-        **problems(400, 413, 415, 422, 502, 503),
+        **problems(400, 403, 404, 409, 413, 415, 422, 502, 503),
     },
 )
-async def add_document(request: Request, response: Response, runtime: RuntimeDep) -> IngestResult:
-    """Add or replace one document, sent as JSON or as a multipart upload (a `file` part and
-    the same fields, `tags` comma-separated): `curl -F file=@note.md localhost:8000/documents`.
+async def add_document(
+    request: Request, response: Response, runtime: RuntimeDep, access: AccessDep
+) -> IngestResult:
+    """Add or replace one document of a collection, sent as JSON or as a multipart upload (a
+    `file` part and the same fields, `tags` comma-separated):
+    `curl -F file=@note.md -F collection=notes localhost:8000/documents`.
 
-    201 when it was written, 200 when the graph already holds exactly this content. A document
-    whose text is not UTF-8 or renders to nothing (Markdown or HTML without text) is refused
-    with 400; a body that is neither JSON nor multipart with 415.
+    201 when it is new to the collection, 200 when it replaced an earlier version or the graph
+    already holds exactly this content. A document whose id the collection holds from another
+    origin (`uri`) is refused with 409 unless `replace` is true. A document whose text is not
+    UTF-8 or renders to nothing (Markdown or HTML without text) is refused with 400; a body that
+    is neither JSON nor multipart with 415.
     """
     max_bytes = runtime.settings.max_document_bytes
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media_type == "multipart/form-data":
-        document = await _from_upload(request, max_bytes)
+        document, collection, replace = await _from_upload(request, max_bytes)
     elif media_type in {"", "application/json"} or media_type.endswith("+json"):
-        document = _from_json(await request.body(), max_bytes)
+        document, collection, replace = _from_json(await request.body(), max_bytes)
     else:
         raise UnsupportedFormat(
             f"A document comes as application/json or multipart/form-data, not {media_type}."
         )
-    stats = await run_in_threadpool(runtime.ingestor.ingest, [document])
-    if not stats.written:
+    writable(access, collection)
+    stats = await run_in_threadpool(
+        lambda: runtime.ingestor.ingest([document], collection=collection, replace=replace)
+    )
+    if stats.refused:
+        raise Conflict(stats.refused[0].message(collection) + "; send replace: true to allow it.")
+    status = "replaced" if stats.replaced else "written" if stats.written else "unchanged"
+    if status != "written":
         response.status_code = 200
     return IngestResult(
         id=document.id,
-        status="written" if stats.written else "unchanged",
+        collection=collection,
+        status=status,
         chunks=stats.chunks,
         mentions=stats.mentions,
         triples=stats.triples,
@@ -208,13 +240,15 @@ async def add_document(request: Request, response: Response, runtime: RuntimeDep
 )
 def list_documents(
     runtime: RuntimeDep,
+    access: AccessDep,
+    collection: CollectionQuery = DEFAULT_COLLECTION,
     offset: Annotated[int, Query(ge=0, le=MAX_OFFSET, examples=[0])] = 0,
     limit: Annotated[int, Query(ge=1, le=500, examples=[50])] = 50,
 ) -> DocumentPage:
-    """A page of documents, ordered by id."""
-    page = runtime.graph.model(
-        Cypher.LIST_DOCUMENTS, DocumentPage, {"offset": offset, "limit": limit}
-    )
+    """A page of a collection's documents, ordered by id (an empty page for a collection
+    without documents)."""
+    parameters = {"collection": readable(access, collection), "offset": offset, "limit": limit}
+    page = runtime.graph.model(Cypher.LIST_DOCUMENTS, DocumentPage, parameters)
     assert page is not None  # the statement always returns its one row
     return page
 
@@ -224,20 +258,42 @@ def list_documents(
     response_model=DocumentOut,
     responses={200: _example(_DOCUMENT), **problems(404, 503)},
 )
-def get_document(document_id: DocumentIdPath, runtime: RuntimeDep) -> DocumentOut:
+def get_document(
+    document_id: DocumentIdPath,
+    runtime: RuntimeDep,
+    access: AccessDep,
+    collection: CollectionQuery = DEFAULT_COLLECTION,
+) -> DocumentOut:
     """A document with its chunks, outgoing links and mentioned entities."""
-    document = runtime.graph.model(Cypher.GET_DOCUMENT, DocumentOut, {"id": document_id})
+    document = None
+    if access.can_read(collection):
+        key = scoped(collection, document_id)
+        parameters = {"collection": collection, "id": key}
+        document = runtime.graph.model(Cypher.GET_DOCUMENT, DocumentOut, parameters)
     if document is None:
-        raise NotFound(f"No document with id {document_id!r}")
+        raise NotFound(_no_document(document_id, collection))
     return document
 
 
-@router.delete("/{document_id:path}", status_code=204, responses=problems(404, 503))
-def delete_document(document_id: DocumentIdPath, runtime: RuntimeDep) -> Response:
+@router.delete("/{document_id:path}", status_code=204, responses=problems(403, 404, 503))
+def delete_document(
+    document_id: DocumentIdPath,
+    runtime: RuntimeDep,
+    access: AccessDep,
+    collection: CollectionQuery = DEFAULT_COLLECTION,
+) -> Response:
     """Remove a document, its chunks and the entities nothing else mentions."""
-    if runtime.ingestor.delete([document_id]) == 0:
-        raise NotFound(f"No document with id {document_id!r}")
+    if not access.can_read(collection) and not access.can_write(collection):
+        raise NotFound(_no_document(document_id, collection))
+    writable(access, collection)
+    if runtime.ingestor.delete([document_id], collection=collection) == 0:
+        raise NotFound(_no_document(document_id, collection))
     return Response(status_code=204)
+
+
+def _no_document(document_id: str, collection: str) -> str:
+    """The one answer for a document that does not exist and for one the key may not see."""
+    return f"No document with id {document_id!r} in collection {collection!r}."
 
 
 # --- request bodies -----------------------------------------------------------------------------
@@ -248,12 +304,13 @@ def _invalid(error: ValidationError) -> RequestValidationError:
     )
 
 
-def _from_json(body: bytes, max_bytes: int) -> SourceDocument:
+def _from_json(body: bytes, max_bytes: int) -> tuple[SourceDocument, str, bool]:
+    """The document, its collection and whether it may replace another origin's."""
     try:
         payload = DocumentIn.model_validate_json(body)
     except ValidationError as error:
         raise _invalid(error) from error
-    return read_bytes(
+    document = read_bytes(
         payload.text.encode("utf-8"),
         doc_id=payload.id,
         fmt=payload.format,
@@ -265,9 +322,11 @@ def _from_json(body: bytes, max_bytes: int) -> SourceDocument:
         tags=payload.tags,
         max_bytes=max_bytes,
     )
+    return document, payload.collection, payload.replace
 
 
-async def _from_upload(request: Request, max_bytes: int) -> SourceDocument:
+async def _from_upload(request: Request, max_bytes: int) -> tuple[SourceDocument, str, bool]:
+    """The uploaded document, its collection and whether it may replace another origin's."""
     # The context closes the spooled upload files when we are done with them.
     async with request.form() as form:
         part = form.get("file")
@@ -288,7 +347,7 @@ async def _from_upload(request: Request, max_bytes: int) -> SourceDocument:
         raise _invalid(error) from error
     if fields.id is None:
         raise InvalidInput("The upload has no file name; give an 'id' field.")
-    return read_bytes(
+    document = read_bytes(
         data,
         doc_id=fields.id,
         fmt=fields.format or _upload_format(name or fields.id, part_type),
@@ -299,6 +358,7 @@ async def _from_upload(request: Request, max_bytes: int) -> SourceDocument:
         tags=fields.tag_list(),
         max_bytes=max_bytes,
     )
+    return document, fields.collection, fields.replace == "true"
 
 
 def _upload_format(name: str, part_type: str) -> str:

@@ -30,7 +30,9 @@ from starlette.routing import Match
 from service.errors import (
     AnchorgraphError,
     ClaimExtractionError,
+    Conflict,
     DocumentTooLarge,
+    Forbidden,
     GraphUnavailable,
     IndexNotReady,
     InvalidInput,
@@ -89,6 +91,8 @@ UNSUPPORTED_FORMAT = ProblemType(415, "unsupported-format", "Unsupported format"
 DOCUMENT_TOO_LARGE = ProblemType(413, "document-too-large", "Document too large")
 INVALID_INPUT = ProblemType(400, "invalid-input", "Invalid input")
 NOT_FOUND = ProblemType(404, "not-found", "Not found")
+FORBIDDEN = ProblemType(403, "forbidden", "Not allowed to this key")
+CONFLICT = ProblemType(409, "conflict", "It would replace a document of another origin")
 GRAPH_UNAVAILABLE = ProblemType(503, "graph-unavailable", "Neo4j is unavailable")
 CLAIM_EXTRACTION_FAILED = ProblemType(502, "claim-extraction-failed", "Claim extraction failed")
 INDEX_NOT_READY = ProblemType(503, "index-not-ready", "An index is not ready")
@@ -100,6 +104,8 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (DocumentTooLarge, DOCUMENT_TOO_LARGE),
     (InvalidInput, INVALID_INPUT),
     (NotFound, NOT_FOUND),
+    (Forbidden, FORBIDDEN),
+    (Conflict, CONFLICT),
     (GraphUnavailable, GRAPH_UNAVAILABLE),
     (ClaimExtractionError, CLAIM_EXTRACTION_FAILED),
     (IndexNotReady, INDEX_NOT_READY),
@@ -238,7 +244,9 @@ def install_error_handlers(app: FastAPI) -> None:
 # --- the OpenAPI document -------------------------------------------------------------------------
 _DESCRIPTIONS: dict[int, str] = {
     400: "Invalid input: a body that is not JSON or UTF-8, or a document with no text.",
-    404: "No such document, chunk or route.",
+    403: "The key may read this collection but not write it.",
+    404: "No such collection, document, chunk or route (or none this key may see).",
+    409: "The document would replace one from another origin; send replace: true to allow it.",
     413: "The body or the document is larger than the configured limit.",
     415: "A content type or file format no reader handles.",
     422: "The request does not match the schema; `errors` names each field.",
@@ -247,7 +255,13 @@ _DESCRIPTIONS: dict[int, str] = {
 }
 _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
     400: (INVALID_INPUT, "notes/a.md: the document has no text."),
-    404: (NOT_FOUND, "No document with id 'notes/missing.md'"),
+    403: (FORBIDDEN, "This key may read collection 'wiki' but not write it."),
+    404: (NOT_FOUND, "No document with id 'notes/missing.md' in collection 'default'."),
+    409: (
+        CONFLICT,
+        "'README.md' in collection 'default' came from file:///home/ana/kb1/README.md; "
+        "a request without a uri has the same id and would replace it",
+    ),
     413: (DOCUMENT_TOO_LARGE, "big.txt: 6,000,000 bytes is over the limit of 5,000,000 bytes."),
     415: (UNSUPPORTED_FORMAT, "scan.pdf: no reader for this file; send a .txt, .md or .html file."),
     422: (VALIDATION_ERROR, "body.k: Input should be less than or equal to 1000"),

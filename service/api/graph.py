@@ -16,11 +16,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict
 
-from service.api.deps import RuntimeDep
+from service.api.deps import AccessDep, RuntimeDep
 from service.api.errors import problems
 from service.errors import NotFound
 from service.graph.gateway import Graph, row_values
 from service.graph.queries import Query as Cypher
+from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
 router = APIRouter(prefix="/graph", tags=["graph"])
 
@@ -37,6 +38,7 @@ _CAPTIONS: dict[str, tuple[str, ...]] = {
     "Entity": ("name", "id"),
     "Claim": ("text", "id"),
     "Folder": ("path", "name"),
+    "Collection": ("name",),
     "Tag": ("name",),
     "Unresolved": ("key",),
 }
@@ -121,9 +123,18 @@ _EXAMPLE = {
 )
 def get_neighbourhood(
     node_id: Annotated[
-        str, Path(description="A document's or chunk's id.", examples=["climate/ag-2048.md"])
+        str,
+        Path(
+            description="A document's or chunk's id within its collection.",
+            examples=["climate/ag-2048.md"],
+        ),
     ],
     runtime: RuntimeDep,
+    access: AccessDep,
+    collection: Annotated[
+        str,
+        Query(pattern=COLLECTION_PATTERN, description="Its collection.", examples=["sample"]),
+    ] = DEFAULT_COLLECTION,
     depth: Annotated[
         int, Query(ge=1, le=2, description="Hops from the document or chunk.", examples=[1])
     ] = 1,
@@ -134,18 +145,28 @@ def get_neighbourhood(
     """The neighbourhood of a document or chunk (by id): nearest nodes first, then by how they
     were reached (reading order, links, claims and mentions, triples, tags, folders), and the
     relationships between them; properties without embeddings and with texts cut to 300
-    characters. 404 when no document or chunk has the id."""
-    found = neighbourhood(runtime.graph, node_id, depth=depth, limit=limit)
+    characters. Nothing in it belongs to another collection (every relationship followed stays
+    within one). 404 when no document or chunk of the collection has the id."""
+    found = None
+    if access.can_read(collection):
+        found = neighbourhood(runtime.graph, collection, node_id, depth=depth, limit=limit)
     if found is None:
-        raise NotFound(f"No document or chunk with id {node_id!r}")
+        raise NotFound(f"No document or chunk with id {node_id!r} in collection {collection!r}.")
     return found
 
 
 def neighbourhood(
-    graph: Graph, node_id: str, *, depth: int = 1, limit: int = 100
+    graph: Graph, collection: str, node_id: str, *, depth: int = 1, limit: int = 100
 ) -> Neighbourhood | None:
-    """The neighbourhood of ``node_id`` (a document or chunk id), or None when there is none."""
-    parameters = {"id": node_id, "depth": depth, "limit": limit, "fanout": FANOUT}
+    """The neighbourhood of ``node_id`` (a document or chunk id within ``collection``), or None
+    when there is none. Node properties are as the graph stores them (ids are keys,
+    ``collection/id``)."""
+    parameters = {
+        "id": scoped(collection, node_id),
+        "depth": depth,
+        "limit": limit,
+        "fanout": FANOUT,
+    }
     rows = graph.read(Cypher.GRAPH_NEIGHBOURHOOD, parameters)
     if not rows:
         return None

@@ -9,6 +9,19 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from pydantic_core import PydanticCustomError
 
 from service.retrieval.types import UTF8, Text
+from service.scope import DEFAULT_COLLECTION, CollectionName
+
+CollectionField = Field(
+    DEFAULT_COLLECTION,
+    description="The collection the document belongs to; its id is unique within it.",
+    examples=["default"],
+)
+ReplaceField = Field(
+    False,
+    strict=True,
+    description="Replace a document of the collection with this id that came from another "
+    "origin (uri); without it such a write is refused with 409.",
+)
 
 
 class Neo4jHealth(BaseModel):
@@ -89,9 +102,11 @@ class DocumentIn(BaseModel):
     )
 
     id: DocumentId = Field(
-        description="Its key, without '%'; an id shaped like a path (notes/a.md) files it in "
-        "that folder."
+        description="Its id within its collection, without '%'; an id shaped like a path "
+        "(notes/a.md) files it in that folder."
     )
+    collection: CollectionName = CollectionField
+    replace: bool = ReplaceField
     text: Annotated[str, StringConstraints(pattern=VISIBLE_CHARACTER), UTF8] = Field(
         description="The content, at most max_document_bytes in UTF-8 (else 413)."
     )
@@ -110,6 +125,10 @@ class UploadFields(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     id: DocumentId | None = Field(None, description="Default: the file part's file name.")
+    collection: CollectionName = CollectionField
+    replace: Literal["true", "false"] = Field(
+        "false", description="'true': replace a document of another origin (else 409)."
+    )
     format: Literal["text", "markdown", "html"] | None = Field(
         None,
         description="Default: by the file name (.txt, .md, .html), else by the part's content "
@@ -131,7 +150,11 @@ class UploadFields(BaseModel):
 
 class IngestResult(BaseModel):
     id: str
-    status: Literal["written", "unchanged"]
+    collection: str
+    status: Literal["written", "replaced", "unchanged"] = Field(
+        description="written: new to the collection; replaced: an earlier version (or, with "
+        "replace, another origin's) is gone; unchanged: the graph held exactly this."
+    )
     chunks: int
     mentions: int
     triples: int
@@ -166,8 +189,10 @@ class EntityCount(BaseModel):
 
 
 class DocumentOut(BaseModel):
-    """A document as stored; a property the graph does not hold takes its default."""
+    """A document as stored; a property the graph does not hold takes its default. Every id in
+    it is an id within its collection."""
 
+    collection: str
     id: str
     title: str = ""
     uri: str = ""
@@ -196,15 +221,27 @@ class DocumentSummary(BaseModel):
 
 
 class DocumentPage(BaseModel):
+    collection: str
     total: int
     offset: int
     limit: int
     items: list[DocumentSummary]
 
 
+class CollectionOut(BaseModel):
+    """A collection and what it holds."""
+
+    name: str
+    documents: int
+    chunks: int
+    entities: int
+    created: datetime | None = None
+
+
 # --- entities -------------------------------------------------------------------------------------
 class EntityOut(BaseModel):
-    id: str
+    id: str = Field(description="The entity's id within its collection.")
+    collection: str
     name: str = ""
     type: str = ""
     aliases: list[str] = Field(default_factory=list)

@@ -6,14 +6,17 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from service.api.deps import RuntimeDep
+from service.api.deps import AccessDep, RuntimeDep
 from service.api.errors import problems
 from service.api.metrics import observe_search
 from service.api.schemas import EntityOut
+from service.errors import NotFound
 from service.graph.queries import Query as Cypher
 from service.retrieval.lucene import fulltext_query
+from service.retrieval.paths import FILTER_OVERFETCH
 from service.retrieval.pipeline import search as run_search
 from service.retrieval.types import SearchOptions, SearchResult
+from service.scope import CollectionName, local_id, scoped_all
 from service.text.identifiers import normalise_entity_id
 
 router = APIRouter(tags=["search"])
@@ -22,10 +25,12 @@ SEARCH_EXAMPLE: dict[str, Any] = {
     "query": "AG-2048 battery life",
     "mode": "hybrid",
     "level": "chunk",
+    "collections": ["sample"],
     "hits": [
         {
             "rank": 1,
             "score": 0.8123,
+            "collection": "sample",
             "document_id": "climate/ag-2048.md",
             "chunk_id": "climate/ag-2048.md#1",
             "title": "Aerograph AG-2048 wireless sensor",
@@ -42,7 +47,14 @@ SEARCH_EXAMPLE: dict[str, Any] = {
         }
     ],
     "entities": [
-        {"id": "ag-2048", "name": "AG-2048", "type": "PRODUCT", "how": "exact", "score": 1.0}
+        {
+            "id": "ag-2048",
+            "collection": "sample",
+            "name": "AG-2048",
+            "type": "PRODUCT",
+            "how": "exact",
+            "score": 1.0,
+        }
     ],
     "identifiers": ["ag-2048"],
     "candidates": {"dense": 31, "bm25": 12, "tfidf": 9, "metadata": 3, "entity": 3},
@@ -55,6 +67,7 @@ SEARCH_EXAMPLE: dict[str, Any] = {
 ENTITIES_EXAMPLE: list[dict[str, Any]] = [
     {
         "id": "museu de arte contemporânea",
+        "collection": "sample",
         "name": "Museu de Arte Contemporânea",
         "type": "ORG",
         "aliases": ["MAC"],
@@ -71,18 +84,19 @@ ENTITIES_EXAMPLE: list[dict[str, Any]] = [
     response_model=SearchResult,
     responses={
         200: {"content": {"application/json": {"example": SEARCH_EXAMPLE}}},
-        **problems(400, 413, 422, 503),
+        **problems(400, 404, 413, 422, 503),
     },
 )
-def search(options: SearchOptions, runtime: RuntimeDep) -> SearchResult:
+def search(options: SearchOptions, runtime: RuntimeDep, access: AccessDep) -> SearchResult:
     """Hybrid search with every score explained.
 
     `mode` picks dense, bm25 or tfidf alone, `hybrid` (the chosen `paths`, normalised and fused)
     or `multisignal` (documents scored on S_doc, S_segment, S_entity, S_triple and S_text).
-    Filters apply to every path. The answer lists detected entities, per-stage timings and the
-    number of database round trips.
+    Filters apply to every path. It searches `collections`, by default every collection the
+    key may read (404 for one it may not, as for one that does not exist). The answer lists
+    detected entities, per-stage timings and the number of database round trips.
     """
-    result = run_search(runtime.search, options)
+    result = run_search(runtime.search, options, access)
     observe_search(result)  # its stage timings into GET /metrics
     return result
 
@@ -92,20 +106,46 @@ def search(options: SearchOptions, runtime: RuntimeDep) -> SearchResult:
     response_model=list[EntityOut],
     responses={
         200: {"content": {"application/json": {"example": ENTITIES_EXAMPLE}}},
-        **problems(422, 503),
+        **problems(404, 422, 503),
     },
 )
 def entities(
     runtime: RuntimeDep,
+    access: AccessDep,
     q: Annotated[
         str, Query(min_length=1, max_length=512, description="Name or alias.", examples=["MAC"])
     ],
+    collection: Annotated[
+        list[CollectionName] | None,
+        Query(
+            description="Only in these collections (repeatable); default: every one the key "
+            "may read.",
+            examples=[["sample"]],
+        ),
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=200, examples=[20])] = 20,
 ) -> list[EntityOut]:
     """Entities whose name or alias matches `q` (an exact name or alias first), with how often
-    documents mention them."""
+    documents mention them; each entity belongs to one collection."""
     lucene = fulltext_query(q)
     if lucene is None:
         return []
-    parameters = {"exact_id": normalise_entity_id(q), "query": lucene, "limit": limit}
-    return runtime.graph.models(Cypher.FIND_ENTITIES, EntityOut, parameters)
+    known = runtime.search.sizes.get(runtime.graph.read, fresh=True)
+    if collection is None:
+        names = access.readable(known)
+    else:
+        names = list(dict.fromkeys(collection))
+        for name in names:
+            if name not in known or not access.can_read(name):
+                raise NotFound(f"No collection named {name!r}.")
+    if not names:
+        return []
+    parameters = {
+        "exact_ids": scoped_all(names, [normalise_entity_id(q)]),
+        "query": lucene,
+        "k_index": limit * FILTER_OVERFETCH,
+        "limit": limit,
+        "collections": None if collection is None and access.read is None else names,
+    }
+    found = runtime.graph.models(Cypher.FIND_ENTITIES, EntityOut, parameters)
+    return [entity.model_copy(update={"id": local_id(entity.id)}) for entity in found]

@@ -55,7 +55,8 @@ class PageConfig(BaseModel):
         "URI (the page then assumes Browser on port 7474 of the page's host)."
     )
     neighbourhood_cypher: str = Field(
-        description="cypher/browser/neighbourhood.cypher: the page puts a hit's id for $id."
+        description="cypher/browser/neighbourhood.cypher: the page puts a hit's key "
+        "(collection/id) for $id."
     )
 
 

@@ -34,6 +34,7 @@ from service.graph.queries import Query
 from service.retrieval.context import SearchContext
 from service.retrieval.pipeline import search
 from service.retrieval.types import DEFAULT_FD_LAMBDA, Hit, Mode, SearchOptions
+from service.scope import local_id, scoped
 
 DEFAULT_K = 5
 DEFAULT_LAMBDA = DEFAULT_FD_LAMBDA
@@ -94,7 +95,7 @@ def composition(source_types: Iterable[str]) -> dict[str, int]:
 
 
 def condition_options(
-    condition: Condition, query: str, k: int, fd_lambda: float, fd_pool: int
+    condition: Condition, query: str, k: int, fd_lambda: float, fd_pool: int, collection: str
 ) -> SearchOptions:
     """The search a condition runs, at document level (module docstring).
 
@@ -103,6 +104,7 @@ def condition_options(
     """
     fields: dict[str, object] = {
         "query": query,
+        "collections": [collection],
         "level": "document",
         "k": k,
         "k_over": max(100, k, fd_pool),
@@ -122,27 +124,30 @@ def condition_options(
 def blindness_audit(
     context: SearchContext,
     query: str,
+    collection: str,
     *,
     k: int = DEFAULT_K,
     fd_lambda: float = DEFAULT_LAMBDA,
     fd_pool: int = DEFAULT_POOL,
 ) -> BlindnessAudit:
-    """The top ``k`` documents of each condition for ``query``, each with its cosine, cosine
-    rank and FD* (module docstring).
+    """The top ``k`` documents of ``collection`` in each condition for ``query``, each with its
+    cosine, cosine rank and FD* (module docstring).
 
     Raises:
         InvalidInput: options a search refuses.
+        NotFound: the collection does not exist.
     """
     pool = search(
-        context, condition_options(Condition.COSINE, query, max(k, fd_pool), fd_lambda, fd_pool)
+        context,
+        condition_options(Condition.COSINE, query, max(k, fd_pool), fd_lambda, fd_pool, collection),
     )
     tops: dict[Condition, list[Hit]] = {Condition.COSINE: pool.hits[:k]}
     for condition in (Condition.BM25, Condition.FD_OPTIMISED):
-        options = condition_options(condition, query, k, fd_lambda, fd_pool)
+        options = condition_options(condition, query, k, fd_lambda, fd_pool, collection)
         tops[condition] = search(context, options).hits
     cosine_rank = {hit.document_id: hit.rank for hit in pool.hits}
     ids = list(dict.fromkeys(hit.document_id for hits in tops.values() for hit in hits))
-    cosines = _document_cosines(context, query, ids)
+    cosines = _document_cosines(context, query, collection, ids)
     conditions = [
         ConditionTop(
             condition=condition,
@@ -166,12 +171,18 @@ def blindness_audit(
     )
 
 
-def _document_cosines(context: SearchContext, query: str, ids: list[str]) -> dict[str, float]:
+def _document_cosines(
+    context: SearchContext, query: str, collection: str, ids: list[str]
+) -> dict[str, float]:
+    """Each document's (MaxP) cosine to the query, by id within ``collection``."""
     if not ids:
         return {}
     vector = context.embedder.embed([query])[0].tolist()
-    rows = context.graph.read(Query.AUDIT_DOCUMENT_COSINES, {"vector": vector, "document_ids": ids})
-    return {row["document_id"]: float(row["cosine"]) for row in rows}
+    keys = [scoped(collection, id_) for id_ in ids]
+    rows = context.graph.read(
+        Query.AUDIT_DOCUMENT_COSINES, {"vector": vector, "document_ids": keys}
+    )
+    return {local_id(row["document_id"]): float(row["cosine"]) for row in rows}
 
 
 def _source_type(hit: Hit) -> str:

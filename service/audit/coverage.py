@@ -45,6 +45,7 @@ from service.embedding import Embedder, Vectors
 from service.errors import InvalidInput
 from service.graph.gateway import GraphReader
 from service.graph.queries import Query
+from service.scope import local_id
 from service.text.terms import index_terms
 
 # Seed 000's double filter.
@@ -55,6 +56,9 @@ DEFAULT_SAMPLE_SIZE = 12
 DEFAULT_NEIGHBOURS = 20
 # Claims embedded and sent to the vector index per round trip.
 _BATCH = 64
+# The chunk vector index holds every collection: it is asked for this many times the neighbours
+# kept, so that a collection among others still gets its nearest k.
+COVERAGE_OVERFETCH = 10
 # The columns claims are read from by default: BEIR queries.jsonl, HealthFC's Datensatz.csv.
 JSONL_FIELD = "text"
 CSV_COLUMN = "en_claim"
@@ -192,6 +196,7 @@ def coverage_audit(
     graph: GraphReader,
     embedder: Embedder,
     claims: Sequence[str],
+    collection: str,
     *,
     min_cosine: float = DEFAULT_MIN_COSINE,
     min_shared: int = DEFAULT_MIN_SHARED,
@@ -199,8 +204,8 @@ def coverage_audit(
     seed: int = 0,
     k: int = DEFAULT_NEIGHBOURS,
 ) -> CoverageAudit:
-    """Check every claim against the full corpus and against a seeded sample of chunks (module
-    docstring).
+    """Check every claim against the full corpus of ``collection`` and against a seeded sample
+    of its chunks (module docstring); chunk ids are those within the collection.
 
     Raises:
         InvalidInput: no claims, a cosine threshold outside [-1, 1], a negative keyword count,
@@ -214,10 +219,10 @@ def coverage_audit(
         )
     claim_keywords = [keywords(claim) for claim in claims]
     vectors = embedder.embed(list(claims))
-    ids = [row["id"] for row in graph.read(Query.AUDIT_CHUNK_IDS)]
+    ids = [row["id"] for row in graph.read(Query.AUDIT_CHUNK_IDS, {"collection": collection})]
     sample_ids = random.Random(seed).sample(ids, min(sample_size, len(ids)))
 
-    full = _index_neighbours(graph, vectors, k, min_cosine)
+    full = _index_neighbours(graph, vectors, k, min_cosine, collection)
     sample = _sample_neighbours(graph, vectors, sample_ids)
     full_scope, full_found = _scope("full", len(ids), full, claim_keywords, min_cosine, min_shared)
     sample_scope, sample_found = _scope(
@@ -231,7 +236,7 @@ def coverage_audit(
                 claim=claim,
                 best_cosine=max((n.cosine for n in full[i]), default=None),
                 covered=match is not None,
-                chunk_id=match[0].chunk_id if match else None,
+                chunk_id=local_id(match[0].chunk_id) if match else None,
                 cosine=match[0].cosine if match else None,
                 shared=match[1] if match else [],
                 sample_best_cosine=max((n.cosine for n in sample[i]), default=None),
@@ -246,21 +251,28 @@ def coverage_audit(
         seed=seed,
         full=full_scope,
         sample=sample_scope,
-        sample_ids=sorted(sample_ids),
+        sample_ids=sorted(map(local_id, sample_ids)),
         claims=rows,
     )
 
 
 def _index_neighbours(
-    graph: GraphReader, vectors: Vectors, k: int, min_cosine: float
+    graph: GraphReader, vectors: Vectors, k: int, min_cosine: float, collection: str
 ) -> list[list[Neighbour]]:
-    """Each claim's ``k`` nearest chunks from the vector index, keywords read where they can
-    matter (``cypher/audit/nearest_chunks.cypher``)."""
+    """Each claim's ``k`` nearest chunks of ``collection`` from the vector index, keywords read
+    where they can matter (``cypher/audit/nearest_chunks.cypher``; the index holds every
+    collection, so it is asked for ``COVERAGE_OVERFETCH`` times as many)."""
     found: list[list[Neighbour]] = [[] for _ in range(len(vectors))]
     cache: dict[str, frozenset[str]] = {}
     for start in range(0, len(vectors), _BATCH):
         batch = [vector.tolist() for vector in vectors[start : start + _BATCH]]
-        parameters = {"vectors": batch, "k": k, "min_cosine": min_cosine}
+        parameters = {
+            "vectors": batch,
+            "k": k,
+            "k_index": k * COVERAGE_OVERFETCH,
+            "min_cosine": min_cosine,
+            "collection": collection,
+        }
         for row in graph.read(Query.AUDIT_NEAREST_CHUNKS, parameters):
             chunk_id, text = row["chunk_id"], row["text"]
             if text is None:

@@ -43,9 +43,10 @@ class FdNode(BaseModel):
         return fd_star(self.fd_raw, stats, self.a_source)
 
 
-def read_nodes(graph: Graph) -> list[FdNode]:
-    """Every chunk and document with an ``n_tokens``, chunks first, each level by id."""
-    return graph.models(Query.AUDIT_FD_NODES, FdNode)
+def read_nodes(graph: Graph, collection: str) -> list[FdNode]:
+    """Every chunk and document of ``collection`` with an ``n_tokens``, chunks first, each level
+    by id (ids within the collection)."""
+    return graph.models(Query.AUDIT_FD_NODES, FdNode, {"collection": collection})
 
 
 def of_level(nodes: Iterable[FdNode], level: FdLevel) -> list[FdNode]:

@@ -29,7 +29,13 @@ class Query(StrEnum):
     INDEX_STATES = "schema/index_states"
     VECTOR_INDEX_DIMENSIONS = "schema/vector_index_dimensions"
     AWAIT_INDEXES = "schema/await_indexes"
+    # upgrade: graphs written by earlier versions, brought up to date in place (graph/schema.py)
+    UPGRADE_DROP_GLOBAL_CONSTRAINTS = "upgrade/drop_global_constraints"
+    UPGRADE_COLLECTIONS_NEEDED = "upgrade/collections_needed"
+    UPGRADE_COLLECTIONS = "upgrade/collections"
     # load: ingestion writes (loaders/graph_writer.py)
+    LOCK_COLLECTION = "load/lock_collection"
+    COUNT_COLLECTION = "load/count_collection"
     EXISTING_HASHES = "load/existing_hashes"
     DETACH_INCOMING_LINKS = "load/detach_incoming_links"
     DELETE_DOCUMENT_CONTENT = "load/delete_document_content"
@@ -48,6 +54,7 @@ class Query(StrEnum):
     DELETE_ORPHAN_TERMS = "load/delete_orphan_terms"
     DELETE_DOCUMENTS = "load/delete_documents"
     # fd: FD* length bins, their statistics and source authority (loaders/fd_stats.py)
+    FD_LOCK_COLLECTION = "fd/lock_collection"
     FD_UNBIN_DOCUMENTS = "fd/unbin_documents"
     FD_BIN_DOCUMENTS = "fd/bin_documents"
     FD_NODES = "fd/nodes"
@@ -86,6 +93,7 @@ class Query(StrEnum):
     HYDRATE_CHUNKS = "search/hydrate_chunks"
     DOCUMENT_PRIORS = "search/document_priors"
     FIND_ENTITIES = "search/find_entities"
+    COLLECTION_SIZES = "search/collection_sizes"
     # entities
     ENTITY_DOCUMENTS = "entities/entity_documents"
     # graph: the document link graph, PageRank, neighbourhoods (service/link_graph.py, api/graph)
@@ -94,11 +102,16 @@ class Query(StrEnum):
     GRAPH_NEIGHBOURHOOD = "graph/neighbourhood"
     # browser: the Neo4j Browser guide's queries (service/api/browser.py renders them)
     BROWSER_OVERVIEW = "browser/overview"
+    BROWSER_COLLECTIONS = "browser/collections"
     BROWSER_DOCUMENT_CHUNKS = "browser/document_chunks"
     BROWSER_ENTITY_MENTIONS = "browser/entity_mentions"
     BROWSER_EXPANSION_PATHS = "browser/expansion_paths"
     BROWSER_FOLDER_FD = "browser/folder_fd"
     BROWSER_NEIGHBOURHOOD = "browser/neighbourhood"
+    # collections: listing and deleting whole collections (loaders/collections.py)
+    LIST_COLLECTIONS = "collections/list_collections"
+    DELETE_COLLECTION = "collections/delete_collection"
+    COLLECTION_DOCUMENTS = "collections/collection_documents"
     # documents: REST reads
     GET_DOCUMENT = "documents/get_document"
     LIST_DOCUMENTS = "documents/list_documents"

@@ -1,4 +1,8 @@
-"""The graph schema: apply it idempotently (writers), or verify it without DDL (readers)."""
+"""The graph schema: apply it idempotently (writers), or verify it without DDL (readers).
+
+Applying it also upgrades a graph an earlier version wrote, in place: its documents join the
+``default`` collection (``cypher/upgrade/collections.cypher``), nothing is embedded again.
+Readers refuse such a graph until a writer has upgraded it."""
 
 from __future__ import annotations
 
@@ -12,6 +16,7 @@ from neo4j.exceptions import ClientError
 from service.errors import IndexNotReady, InvalidInput, SchemaMissing
 from service.graph.gateway import Graph
 from service.graph.queries import SCHEMA, Query, statements
+from service.scope import DEFAULT_COLLECTION
 
 # The name every schema statement gives its constraint or index.
 _CREATED_NAME = re.compile(r"^CREATE\s+(?:\w+\s+)*?(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF NOT EXISTS")
@@ -49,6 +54,7 @@ def apply_schema(graph: Graph, dimensions: int, timeout_s: float = 300.0) -> lis
         IndexNotReady: an index did not come ONLINE within ``timeout_s``.
     """
     _refuse_dimension_change(graph, dimensions)
+    upgrade(graph)
     for query in SCHEMA:
         for statement in statements(query):
             graph.run(statement, {"dimensions": dimensions})
@@ -67,6 +73,11 @@ def verify_schema(graph: Graph, dimensions: int) -> list[IndexState]:
         InvalidInput: the vector indexes were built for another embedding dimension.
         IndexNotReady: an index is still populating or FAILED.
     """
+    if needs_upgrade(graph):
+        raise SchemaMissing(
+            "The graph was written by an earlier version, before collections: run 'anchorgraph "
+            "db init' (or start the API, or ingest something) once to upgrade it in place."
+        )
     states = index_states(graph)
     if missing := sorted(expected_indexes() - {state.name for state in states}):
         raise SchemaMissing(
@@ -76,6 +87,26 @@ def verify_schema(graph: Graph, dimensions: int) -> list[IndexState]:
         )
     _refuse_dimension_change(graph, dimensions)
     return _all_online(states)
+
+
+def needs_upgrade(graph: Graph) -> bool:
+    """Whether the graph holds nodes written before collections."""
+    record = graph.read(Query.UPGRADE_COLLECTIONS_NEEDED)
+    return bool(record and record[0]["needed"])
+
+
+def upgrade(graph: Graph) -> bool:
+    """Bring a graph written before collections up to date, in place: its documents and
+    everything they own join ``default`` (ids become its keys); constraints that made folders,
+    tags and index terms unique across the whole graph are dropped (``apply_schema`` makes them
+    unique per collection). Idempotent; returns whether anything needed upgrading."""
+    for statement in statements(Query.UPGRADE_DROP_GLOBAL_CONSTRAINTS):
+        graph.run(statement)
+    if not needs_upgrade(graph):
+        return False
+    for statement in statements(Query.UPGRADE_COLLECTIONS):
+        graph.run(statement, {"collection": DEFAULT_COLLECTION})
+    return True
 
 
 def index_states(graph: Graph) -> list[IndexState]:

@@ -1,18 +1,26 @@
 """Query analysis in three steps, each adding to the last, so that every path starts as soon as
 what it needs is known: ``prepare`` (normalise, Lucene query, TF-IDF terms, candidate entity
 ids; no I/O), ``embed`` (the one embedding) and ``analyse`` (the entities the query names, one
-round trip)."""
+round trip). Entities are looked up in the search's collections only."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from service.embedding import Embedder
 from service.graph.queries import Query
 from service.retrieval.lucene import fulltext_query, phrase_query
-from service.retrieval.paths import Reader
-from service.retrieval.types import AnalyzedQuery, DetectedEntity, EmbeddedQuery, LexicalQuery
+from service.retrieval.paths import Reader, index_depth
+from service.retrieval.types import (
+    AnalyzedQuery,
+    DetectedEntity,
+    EmbeddedQuery,
+    LexicalQuery,
+    Scope,
+)
+from service.scope import scoped, scoped_all
 from service.text.identifiers import find_identifiers, normalise_entity_id
 from service.text.normalise import normalise_text
 from service.text.terms import index_terms
@@ -49,22 +57,25 @@ def embed(query: LexicalQuery, embedder: Embedder) -> EmbeddedQuery:
     return EmbeddedQuery(**vars(query), vector=embedder.embed([query.text])[0].tolist())
 
 
-def analyse(query: EmbeddedQuery, read: Reader) -> AnalyzedQuery:
-    """Add the entities the query names, and the entities its identifiers name (one round
-    trip)."""
+def analyse(query: EmbeddedQuery, read: Reader, scope: Scope) -> AnalyzedQuery:
+    """Add the entities the query names in the scope's collections, and the entities its
+    identifiers name (one round trip). Their ids are entity keys (``service.scope``)."""
     records = read(
         Query.DETECT_ENTITIES,
         {
-            "candidate_ids": query.entity_candidates,
+            "candidate_ids": scoped_all(scope.collections, query.entity_candidates),
             "vector": query.vector,
+            "k_index": index_depth(K_SEMANTIC, replace(scope, documents=None)),
             "k_semantic": K_SEMANTIC,
             "min_semantic": MIN_SEMANTIC,
             "min_triple": MIN_TRIPLE,
+            "collections": scope.collection_filter,
         },
     )
     entities = _best_per_entity(
         DetectedEntity(
             id=r["id"],
+            collection=r["collection"] or "",
             name=r["name"] or r["id"],
             type=r["type"] or "",
             how=r["how"],
@@ -74,7 +85,12 @@ def analyse(query: EmbeddedQuery, read: Reader) -> AnalyzedQuery:
     )
     # An identifier in the query names an entity by its id or by an alias key: keep the entity.
     named_by = {key: r["id"] for r in records if r["how"] == "exact" for key in r["keys"]}
-    identifiers = (named_by[key] for key in query.identifier_candidates if key in named_by)
+    identifiers = (
+        named_by[scoped(collection, candidate)]
+        for candidate in query.identifier_candidates
+        for collection in scope.collections
+        if scoped(collection, candidate) in named_by
+    )
     return AnalyzedQuery(
         **vars(query), identifiers=list(dict.fromkeys(identifiers)), entities=entities
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Collection, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -14,7 +14,8 @@ from typing import Any, Protocol
 from service.embedding import Embedder
 from service.graph.gateway import GraphReader, Row
 from service.graph.queries import Query
-from service.retrieval.types import Ranking, SearchOptions, StageTiming
+from service.retrieval.collections import CollectionSizes
+from service.retrieval.types import Ranking, Scope, SearchOptions, StageTiming
 
 
 class RankingStage(Protocol):
@@ -45,6 +46,8 @@ class SearchContext:
     executor: ThreadPoolExecutor = field(
         default_factory=lambda: ThreadPoolExecutor(max_workers=8, thread_name_prefix="path")
     )
+    # The graph's collections and their sizes, shared by the searches of a few seconds.
+    sizes: CollectionSizes = field(default_factory=CollectionSizes)
 
     def close(self) -> None:
         self.executor.shutdown(wait=False)
@@ -87,4 +90,4 @@ class SearchRun:
     context: SearchContext
     options: SearchOptions
     trace: Trace
-    allowed: Collection[str] | None  # documents the filters allow; None: every document
+    scope: Scope  # the collections it reads, and the documents its filters allow

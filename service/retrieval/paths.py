@@ -1,14 +1,15 @@
 """The candidate paths: one small protocol, one thin class per kind of path, Cypher files each.
 
-Every path over-fetches ``k`` candidates (``k_over`` of the request) and honours the filters as
-the set of allowed documents (``None`` = all), so filters combine with every mode. Chunk paths
-find chunks; the document paths (``doc_dense``, ``doc_bm25``) find whole documents, each
-represented by its first chunk.
+Every path over-fetches ``k`` candidates (``k_over`` of the request) within the search's
+``Scope``: the collections it reads and the documents its filters allow, so both combine with
+every mode. Chunk paths find chunks; the document paths (``doc_dense``, ``doc_bm25``) find whole
+documents, each represented by its first chunk.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+import math
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from service.graph.gateway import Row
@@ -19,6 +20,7 @@ from service.retrieval.types import (
     EmbeddedQuery,
     LexicalQuery,
     PathName,
+    Scope,
 )
 
 # With a filter, an index (vector or full-text) is asked for this many times more hits than are
@@ -26,6 +28,10 @@ from service.retrieval.types import (
 FILTER_OVERFETCH = 10
 # Below this many allowed documents the dense path scores every chunk exactly instead.
 EXACT_DENSE_MAX_DOCUMENTS = 2_000
+# A search in some collections asks the index for k / share × this many hits (share: their part
+# of the graph's chunks), and at most MAX_OVERFETCH × k.
+COLLECTION_OVERFETCH_MARGIN = 2.0
+MAX_OVERFETCH = 50
 # A query term in more than this share of all chunks is "common" for the TF-IDF path: it only adds
 # its (small) weight to chunks a rarer term found (see cypher/search/tfidf_chunks.cypher). One
 # percent is the upper end of Elasticsearch's documented cutoff_frequency examples (0.001–0.01).
@@ -53,10 +59,8 @@ class CandidatePath(Protocol[Q_contra]):
 
     name: PathName
 
-    def retrieve(
-        self, read: Reader, query: Q_contra, k: int, allowed: Collection[str] | None
-    ) -> list[Candidate]:
-        """Up to ``k`` candidates, best first, only from ``allowed`` documents when given."""
+    def retrieve(self, read: Reader, query: Q_contra, k: int, scope: Scope) -> list[Candidate]:
+        """Up to ``k`` candidates, best first, only from ``scope``."""
         ...
 
 
@@ -68,13 +72,16 @@ def _candidates(records: Sequence[Row]) -> list[Candidate]:
     ]
 
 
-def _allowed(allowed: Collection[str] | None) -> list[str] | None:
-    return None if allowed is None else list(allowed)
-
-
-def _index_depth(k: int, allowed: Collection[str] | None) -> int:
-    """Hits to ask of an index that cannot filter inside itself: more when a filter drops some."""
-    return k * FILTER_OVERFETCH if allowed is not None else k
+def index_depth(k: int, scope: Scope) -> int:
+    """Hits to ask of an index that cannot filter inside itself: ``k`` over the whole graph,
+    ``FILTER_OVERFETCH × k`` under a filter, and in some collections
+    ``min(MAX_OVERFETCH, COLLECTION_OVERFETCH_MARGIN / share) × k``."""
+    if scope.documents is not None:
+        return k * FILTER_OVERFETCH
+    if scope.every:
+        return k
+    factor = min(MAX_OVERFETCH, COLLECTION_OVERFETCH_MARGIN / max(scope.share, 1e-9))
+    return max(k, math.ceil(k * factor))
 
 
 class DensePath:
@@ -84,17 +91,16 @@ class DensePath:
     def __init__(self, name: PathName, approximate: Query, exact: Query) -> None:
         self.name, self._approximate, self._exact = name, approximate, exact
 
-    def retrieve(
-        self, read: Reader, query: EmbeddedQuery, k: int, allowed: Collection[str] | None
-    ) -> list[Candidate]:
+    def retrieve(self, read: Reader, query: EmbeddedQuery, k: int, scope: Scope) -> list[Candidate]:
+        allowed = scope.documents
         if allowed is not None and len(allowed) <= EXACT_DENSE_MAX_DOCUMENTS:
-            parameters = {"vector": query.vector, "allowed": list(allowed), "k": k}
+            parameters = {"vector": query.vector, "allowed": sorted(allowed), "k": k}
             return _candidates(read(self._exact, parameters))
         parameters = {
             "vector": query.vector,
-            "k_index": _index_depth(k, allowed),
+            "k_index": index_depth(k, scope),
             "k": k,
-            "allowed": _allowed(allowed),
+            **scope.parameters(),
         }
         return _candidates(read(self._approximate, parameters))
 
@@ -105,24 +111,23 @@ class Bm25Path:
     def __init__(self, name: PathName, statement: Query) -> None:
         self.name, self._statement = name, statement
 
-    def retrieve(
-        self, read: Reader, query: LexicalQuery, k: int, allowed: Collection[str] | None
-    ) -> list[Candidate]:
+    def retrieve(self, read: Reader, query: LexicalQuery, k: int, scope: Scope) -> list[Candidate]:
         if query.fulltext is None:
             return []
         parameters = {
             "query": query.fulltext,
-            "k_index": _index_depth(k, allowed),
+            "k_index": index_depth(k, scope),
             "k": k,
-            "allowed": _allowed(allowed),
+            **scope.parameters(),
         }
         return _candidates(read(self._statement, parameters))
 
 
 class TfidfPath:
-    """Classic TF-IDF (no length normalisation) over the graph's (:Term) index. Terms in more
-    than ``common_fraction`` of the chunks, and terms past ``max_postings`` walked rarest first,
-    only add to the best chunks the other terms found (``tfidf_chunks.cypher``)."""
+    """Classic TF-IDF (no length normalisation) over each collection's (:Term) index. Terms in
+    more than ``common_fraction`` of a collection's chunks, and terms past ``max_postings``
+    walked rarest first, only add to the best chunks the other terms found
+    (``tfidf_chunks.cypher``)."""
 
     name = PathName.TFIDF
 
@@ -134,9 +139,7 @@ class TfidfPath:
         self.common_fraction = common_fraction
         self.max_postings = max_postings
 
-    def retrieve(
-        self, read: Reader, query: LexicalQuery, k: int, allowed: Collection[str] | None
-    ) -> list[Candidate]:
+    def retrieve(self, read: Reader, query: LexicalQuery, k: int, scope: Scope) -> list[Candidate]:
         if not query.terms:
             return []
         parameters = {
@@ -145,7 +148,7 @@ class TfidfPath:
             "max_postings": self.max_postings,
             "boost_pool": k * TFIDF_BOOST_POOL,
             "k": k,
-            "allowed": _allowed(allowed),
+            **scope.parameters(),
         }
         return _candidates(read(Query.TFIDF_CHUNKS, parameters))
 
@@ -156,9 +159,7 @@ class MetadataPath:
 
     name = PathName.METADATA
 
-    def retrieve(
-        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
-    ) -> list[Candidate]:
+    def retrieve(self, read: Reader, query: AnalyzedQuery, k: int, scope: Scope) -> list[Candidate]:
         if not query.identifiers and not query.terms:
             return []
         parameters = {
@@ -168,7 +169,7 @@ class MetadataPath:
             # a code in 853 of 100,000 generated chunks took the path from ~3 ms to ~95 ms.
             "max_cluster_mentions": k,
             "k": k,
-            "allowed": _allowed(allowed),
+            **scope.parameters(),
         }
         return _candidates(read(Query.METADATA_CHUNKS, parameters))
 
@@ -178,13 +179,11 @@ class EntityPath:
 
     name = PathName.ENTITY
 
-    def retrieve(
-        self, read: Reader, query: AnalyzedQuery, k: int, allowed: Collection[str] | None
-    ) -> list[Candidate]:
+    def retrieve(self, read: Reader, query: AnalyzedQuery, k: int, scope: Scope) -> list[Candidate]:
         if not query.entities:
             return []
         entities = [{"id": e.id, "score": e.score} for e in query.entities]
-        parameters = {"entities": entities, "k": k, "allowed": _allowed(allowed)}
+        parameters = {"entities": entities, "k": k, "allowed": scope.parameters()["allowed"]}
         return _candidates(read(Query.ENTITY_CHUNKS, parameters))
 
 

@@ -17,7 +17,14 @@ from service.retrieval.expansion import Expand
 from service.retrieval.fd_read import level_of
 from service.retrieval.priors import FusedPriors
 from service.retrieval.stages import Cut, Feedback, MultiSignal, fuse_candidates, hydrate, retrieve
-from service.retrieval.types import Hit, SearchOptions, SearchResult, TokenAccount
+from service.retrieval.types import (
+    DetectedEntity,
+    Hit,
+    SearchOptions,
+    SearchResult,
+    TokenAccount,
+)
+from service.scope import FULL_ACCESS, Access, local_id
 
 __all__ = ["DEFAULT_STAGES", "SearchContext", "search"]
 
@@ -31,12 +38,19 @@ DEFAULT_STAGES: tuple[RankingStage, ...] = (
 )
 
 
-def search(context: SearchContext, options: SearchOptions) -> SearchResult:
-    """Run one search; see the module docstring for the stages."""
+def search(
+    context: SearchContext, options: SearchOptions, access: Access = FULL_ACCESS
+) -> SearchResult:
+    """Run one search in the collections ``options`` names, or in every one ``access`` may
+    read; see the module docstring for the stages.
+
+    Raises:
+        NotFound: a requested collection does not exist, or ``access`` may not read it.
+    """
     started = time.perf_counter()
     trace = Trace(context.graph)
-    retrieved = retrieve(context, options, trace)
-    run = SearchRun(context, options, trace, retrieved.allowed)
+    retrieved = retrieve(context, options, trace, access)
+    run = SearchRun(context, options, trace, retrieved.scope)
     with trace.stage("fuse"):
         ranking = fuse_candidates(retrieved, options)
     for stage in DEFAULT_STAGES if context.stages is None else context.stages:
@@ -49,11 +63,12 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
         query=options.query,
         mode=options.mode,
         level="document" if options.document_level else "chunk",
+        collections=list(retrieved.scope.collections),
         hits=hits,
-        entities=ranking.query.entities,
-        identifiers=ranking.query.identifiers,
+        entities=[_local_entity(entity) for entity in ranking.query.entities],
+        identifiers=list(dict.fromkeys(map(local_id, ranking.query.identifiers))),
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
-        feedback_documents=ranking.feedback_documents,
+        feedback_documents=[local_id(key) for key in ranking.feedback_documents],
         tokens=token_account(hits) if options.expand else None,
         timings=trace.timings,
         round_trips=trace.round_trips,
@@ -61,12 +76,16 @@ def search(context: SearchContext, options: SearchOptions) -> SearchResult:
     )
 
 
+def _local_entity(entity: DetectedEntity) -> DetectedEntity:
+    return entity.model_copy(update={"id": local_id(entity.id)})
+
+
 def token_account(hits: list[Hit]) -> TokenAccount:
     """Tokens of the hits with their supporting chunks, of the hits alone, and of the hits with
     the whole text of every document the links reached (each counted once)."""
-    own = sum(hit.n_tokens for hit in {h.chunk_id: h for h in hits}.values())
-    supporting = {s.chunk_id: s for hit in hits for s in hit.supporting}
-    documents = {s.document_id: s.document_tokens for s in supporting.values()}
+    own = sum(hit.n_tokens for hit in {(h.collection, h.chunk_id): h for h in hits}.values())
+    supporting = {(hit.collection, s.chunk_id): s for hit in hits for s in hit.supporting}
+    documents = {(c, s.document_id): s.document_tokens for (c, _), s in supporting.items()}
     return TokenAccount(
         returned=own + sum(s.n_tokens for s in supporting.values()),
         without_expansion=own,

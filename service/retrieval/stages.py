@@ -1,6 +1,7 @@
 """The stages of a search, each a function (or a small ranking-stage class) over typed values.
 
-* ``retrieve``: filters → the allowed documents; query analysis, with every candidate path
+* ``retrieve``: collections and filters → the search's ``Scope``; query analysis, with every
+  candidate path
   started as soon as what it needs is known (lexical paths at once, dense paths once the query
   is embedded, the rest once its entities are found) → ``Retrieved``.
 * ``fuse_candidates``: per path, best chunk (or document) → normalise → fuse → ``Ranking``.
@@ -21,6 +22,7 @@ from typing import TypeVar
 from service.graph.gateway import Row
 from service.graph.queries import Query
 from service.retrieval.analysis import analyse, embed, prepare
+from service.retrieval.collections import search_scope
 from service.retrieval.context import SearchContext, SearchRun, Trace
 from service.retrieval.fd_read import Level, fd_scores
 from service.retrieval.feedback import rocchio
@@ -46,10 +48,12 @@ from service.retrieval.types import (
     Ranked,
     Ranking,
     Retrieved,
+    Scope,
     SearchOptions,
     Signals,
     Supporting,
 )
+from service.scope import FULL_ACCESS, Access, scoped_all, split_key
 
 SINGLE_PATH_MODES = {Mode.DENSE, Mode.BM25, Mode.TFIDF}
 Q = TypeVar("Q", LexicalQuery, EmbeddedQuery, AnalyzedQuery)
@@ -57,25 +61,53 @@ Q = TypeVar("Q", LexicalQuery, EmbeddedQuery, AnalyzedQuery)
 
 # --- retrieve ------------------------------------------------------------------------------------
 def retrieve(
-    context: SearchContext, options: SearchOptions, trace: Trace | None = None
+    context: SearchContext,
+    options: SearchOptions,
+    trace: Trace | None = None,
+    access: Access = FULL_ACCESS,
 ) -> Retrieved:
-    """Filter, analyse the query and run the candidate paths (timings: filter, analyse, each
-    path:<name>, paths)."""
+    """Scope (the collections ``access`` lets it read, and the filters), analyse the query and
+    run the candidate paths (timings: filter, analyse, each path:<name>, paths).
+
+    Raises:
+        NotFound: a requested collection does not exist or ``access`` may not read it.
+    """
     trace = trace or Trace(context.graph)
-    allowed: frozenset[str] | None = None
-    if options.filters.active:
+    scope = search_scope(_sizes(context, options), options.collections, access)
+    if options.filters.active and not scope.empty:
         with trace.stage("filter"):
-            records = trace.read(Query.FILTERED_DOCUMENTS, options.filters.parameters())
-            allowed = frozenset(record["id"] for record in records)
-    paths = _Paths(context, trace, options, allowed)
+            scope = _filtered(trace.read, options, scope)
+    paths = _Paths(context, trace, options, scope)
     with trace.stage("analyse"):
         lexical = prepare(options.query)
         paths.start(LEXICAL_PATHS, lexical)  # they run while the model embeds the query
         embedded = embed(lexical, context.embedder)
         paths.start(DENSE_PATHS, embedded)  # they run while the entities are looked up
-        query = analyse(embedded, trace.read)
+        query = analyse(embedded, trace.read, scope)
         paths.start(PATHS, query)
-    return Retrieved(query=query, found=paths.results(), allowed=allowed)
+    return Retrieved(query=query, found=paths.results(), scope=scope)
+
+
+def _sizes(context: SearchContext, options: SearchOptions) -> dict[str, int]:
+    """The graph's collections and sizes, from the context's cache (shared by the searches of a
+    few seconds, so its read is not one of this search's round trips), read again when a
+    requested collection is not among them: it may have been created since."""
+    sizes = context.sizes.get(context.graph.read)
+    if options.collections and not set(options.collections) <= sizes.keys():
+        sizes = context.sizes.get(context.graph.read, fresh=True)
+    return sizes
+
+
+def _filtered(read: Reader, options: SearchOptions, scope: Scope) -> Scope:
+    """The scope narrowed to the documents the filters allow (ids given in the filters are ids
+    within the searched collections)."""
+    parameters = {
+        **options.filters.parameters(),
+        "collections": scope.collection_filter,
+        "document_ids": scoped_all(scope.collections, options.filters.document_ids) or None,
+    }
+    records = read(Query.FILTERED_DOCUMENTS, parameters)
+    return replace(scope, documents=frozenset(record["id"] for record in records))
 
 
 class _Paths:
@@ -86,18 +118,18 @@ class _Paths:
         context: SearchContext,
         trace: Trace,
         options: SearchOptions,
-        allowed: Collection[str] | None,
+        scope: Scope,
         only: Collection[PathName] | None = None,
         stage: str = "paths",
     ) -> None:
         """Runs the request's paths, or those of them in ``only``; ``stage`` names the timing
         from construction until every result is in."""
-        self._context, self._trace, self._options, self._allowed = context, trace, options, allowed
+        self._context, self._trace, self._options, self._scope = context, trace, options, scope
         names = options.active_paths()
         if options.mode is Mode.MULTISIGNAL and PathName.BM25 not in names:
             names.append(PathName.BM25)  # S_text is the document's full-text match
         names = [name for name in names if only is None or name in only]
-        self._pending = names if allowed != frozenset() else []  # nothing allowed: nothing to run
+        self._pending = [] if scope.empty else names  # nothing to search: nothing to run
         self._futures: dict[PathName, Future[list[Candidate]]] = {}
         self._started = time.perf_counter()
         self._stage = stage
@@ -110,7 +142,7 @@ class _Paths:
 
     def _run(self, path: CandidatePath[Q], query: Q) -> list[Candidate]:
         with self._trace.stage(f"path:{path.name}"):
-            return path.retrieve(self._trace.read, query, self._options.k_over, self._allowed)
+            return path.retrieve(self._trace.read, query, self._options.k_over, self._scope)
 
     def results(self) -> dict[PathName, list[Candidate]]:
         found = {name: future.result() for name, future in self._futures.items()}
@@ -275,7 +307,7 @@ class Feedback:
             ranking.query, vector=rocchio(ranking.query.vector, vectors, options.feedback_weight)
         )
         dense = _Paths(
-            run.context, trace, options, run.allowed, only=DENSE_PATHS, stage="feedback paths"
+            run.context, trace, options, run.scope, only=DENSE_PATHS, stage="feedback paths"
         )
         dense.start(DENSE_PATHS, moved)
         found = {**ranking.found, **dense.results()}
@@ -391,7 +423,8 @@ class Cut:
 def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[Hit]:
     """The hits (and their supporting chunks) with their documents' titles, their chunks' texts
     and the FD* (at ``level``) of those no stage read it for (two round trips, one when every hit
-    has its FD*)."""
+    has its FD*). A hit shows its collection, and every id in it is the id within that
+    collection (``service.scope.local_id``)."""
     if not ranked:
         return []
     supporting = [s.chunk_id for hit in ranked for s in hit.supporting]
@@ -402,17 +435,23 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
     hits: list[Hit] = []
     for hit in ranked:
         detail = details.get(hit.chunk_id)
+        collection, document_id = split_key(hit.document_id)
+        signals = hit.signals
+        if signals is not None:
+            matched = [_local(entity) for entity in signals.matched_entities]
+            signals = signals.model_copy(update={"matched_entities": matched})
         hits.append(
             Hit(
                 rank=len(hits) + 1,
                 score=hit.score,
-                document_id=hit.document_id,
-                chunk_id=hit.chunk_id,
+                collection=collection,
+                document_id=document_id,
+                chunk_id=_local(hit.chunk_id),
                 title=detail["title"] if detail else "",
                 text=detail["text"] if detail else "",
                 n_tokens=detail["n_tokens"] if detail else 0,
                 paths=hit.paths,
-                signals=hit.signals,
+                signals=signals,
                 fd=hit.fd or fd.get(hit.chunk_id),
                 supporting=[_hydrated(s, details.get(s.chunk_id)) for s in hit.supporting],
                 priors=hit.signal_contributions,
@@ -421,7 +460,26 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
     return hits
 
 
+def _local(key: str) -> str:
+    return split_key(key)[1]
+
+
 def _hydrated(supporting: Supporting, detail: Row | None) -> Supporting:
-    if detail is None:
-        return supporting
-    return supporting.model_copy(update={"title": detail["title"], "text": detail["text"]})
+    """A supporting chunk with its title and text, its ids those within its collection."""
+    path = [
+        hop.model_copy(
+            update={
+                "from_chunk_id": _local(hop.from_chunk_id),
+                "to_chunk_id": _local(hop.to_chunk_id),
+            }
+        )
+        for hop in supporting.path
+    ]
+    update: dict[str, object] = {
+        "chunk_id": _local(supporting.chunk_id),
+        "document_id": _local(supporting.document_id),
+        "path": path,
+    }
+    if detail is not None:
+        update |= {"title": detail["title"], "text": detail["text"]}
+    return supporting.model_copy(update=update)

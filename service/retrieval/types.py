@@ -28,6 +28,7 @@ from service.factual_density import LengthBin
 from service.retrieval.fusion import Fusion
 from service.retrieval.normalise import Normalisation
 from service.retrieval.scoring import SignalBreakdown
+from service.scope import CollectionName
 
 
 class PathName(StrEnum):
@@ -251,6 +252,13 @@ class SearchOptions(BaseModel):
     )
 
     query: Annotated[Text, StringConstraints(min_length=1, max_length=4096)]
+    collections: list[CollectionName] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=100,
+        description="The collections searched; default: every collection the caller may read.",
+        examples=[["sample"]],
+    )
     mode: Mode = Mode.HYBRID
     level: Literal["chunk", "document"] = "chunk"
     k: Integer = Field(10, ge=1, le=1000, description="Results returned.")
@@ -422,6 +430,51 @@ class SearchOptions(BaseModel):
 
 
 # --- internal values ----------------------------------------------------------------------------
+# Keys from here on: every id a search passes between its stages (chunk, document and entity
+# ids) is the key the graph stores it under, collection first (service.scope); the answer shows
+# the ids within their collection (hydrate).
+@dataclass(frozen=True)
+class Scope:
+    """Where one search looks: the collections it reads, and the documents its filters allow.
+
+    ``every`` says the collections are all the graph has, so the paths need not filter on
+    them; their ``share`` of the graph's chunks says how many more hits to ask of an index that
+    cannot filter inside itself, or whether to score every chunk exactly (``paths``)."""
+
+    collections: tuple[str, ...]
+    every: bool = True
+    chunks: int = 0  # in the collections searched
+    total_chunks: int = 0  # in the graph
+    documents: frozenset[str] | None = None  # keys the filters allow; None: no filter
+
+    @property
+    def share(self) -> float:
+        """The collections' part of the graph's chunks (1.0 when they are all of it)."""
+        if self.every or self.total_chunks <= 0:
+            return 1.0
+        return min(1.0, self.chunks / self.total_chunks)
+
+    @property
+    def collection_filter(self) -> list[str] | None:
+        """The ``$collections`` parameter: None when every collection is searched."""
+        return None if self.every else list(self.collections)
+
+    @property
+    def empty(self) -> bool:
+        """Nothing to search: no collection the caller may read, or filters that allow no
+        document."""
+        return (not self.every and not self.collections) or self.documents == frozenset()
+
+    def parameters(self) -> dict[str, list[str] | None]:
+        """``$collections`` and ``$allowed`` of the path statements."""
+        allowed = None if self.documents is None else sorted(self.documents)
+        return {"collections": self.collection_filter, "allowed": allowed}
+
+
+EVERYWHERE = Scope(collections=(), every=True)
+"""A scope with no restriction at all, for unit tests of plumbing over recorded rows."""
+
+
 @dataclass(frozen=True, slots=True)
 class Candidate:
     """A chunk one path found, with that path's raw score."""
@@ -436,7 +489,8 @@ class DetectedEntity(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
-    id: str
+    id: str = Field(description="The entity's id within its collection.")
+    collection: str = ""
     name: str
     type: str
     how: Literal["exact", "semantic", "triple"]
@@ -481,7 +535,7 @@ class Retrieved:
 
     query: AnalyzedQuery
     found: dict[PathName, list[Candidate]]
-    allowed: frozenset[str] | None  # documents the filters allow; None: every document
+    scope: Scope
 
 
 @dataclass(frozen=True)
@@ -644,7 +698,8 @@ class Hit(BaseModel):
 
     rank: int
     score: float
-    document_id: str
+    collection: str = Field(description="The collection the hit's document belongs to.")
+    document_id: str = Field(description="The document's id within its collection.")
     chunk_id: str
     title: str
     text: str
@@ -681,14 +736,16 @@ class SearchResult(BaseModel):
     query: str
     mode: Mode
     level: Literal["chunk", "document"]
+    collections: list[str] = Field(default_factory=list, description="The collections searched.")
     hits: list[Hit]
     entities: list[DetectedEntity]
     identifiers: list[str]
     candidates: dict[str, int] = Field(description="Candidates each path returned.")
     feedback_documents: list[str] = Field(
         default_factory=list,
-        description="Documents whose embeddings moved the query vector (pseudo-relevance "
-        "feedback); the dense paths' scores are against the moved vector.",
+        description="Documents (ids within their collections) whose embeddings moved the query "
+        "vector (pseudo-relevance feedback); the dense paths' scores are against the moved "
+        "vector.",
     )
     tokens: TokenAccount | None = Field(None, description="With expand: tokens returned.")
     timings: list[StageTiming]

@@ -34,6 +34,7 @@ from service.factual_density import FdLevel
 from service.graph.gateway import Graph
 from service.retrieval.context import SearchContext
 from service.retrieval.fd_read import fd_scores
+from service.scope import local_id, scoped
 from service.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -76,19 +77,19 @@ def ingestor(clean_graph: Graph, fake_embedder: HashEmbedder) -> Ingestor:
 def test_the_audits_read_the_fd_star_searches_use(ingestor: Ingestor) -> None:
     ingestor.ingest(tiered(by_length=False))
     set_authorities(ingestor.graph, [SourceAuthority(source_type="dense", a_source=2.0)])
-    nodes = read_nodes(ingestor.graph)
+    nodes = read_nodes(ingestor.graph, "default")
     chunks = [node for node in nodes if node.level is FdLevel.CHUNK]
     documents = {node.id: node for node in nodes if node.level is FdLevel.DOCUMENT}
     assert len(documents) == 9 and len(chunks) >= 9
 
-    ids = [node.id for node in chunks]
-    of_chunks = fd_scores(ingestor.graph.read, ids, "chunk")
-    of_documents = fd_scores(ingestor.graph.read, ids, "document")
-    for chunk in chunks:
+    keys = [scoped("default", node.id) for node in chunks]
+    of_chunks = fd_scores(ingestor.graph.read, keys, "chunk")
+    of_documents = fd_scores(ingestor.graph.read, keys, "document")
+    for chunk, key in zip(chunks, keys, strict=True):
         parent = documents[chunk.id.split("#")[0]]  # chunk ids are <document id>#<ordinal>
-        assert of_chunks[chunk.id].fd_star == pytest.approx(chunk.fd_star)
-        assert of_documents[chunk.id].fd_star == pytest.approx(parent.fd_star)
-        assert of_chunks[chunk.id].a_source == chunk.a_source == parent.a_source
+        assert of_chunks[key].fd_star == pytest.approx(chunk.fd_star)
+        assert of_documents[key].fd_star == pytest.approx(parent.fd_star)
+        assert of_chunks[key].a_source == chunk.a_source == parent.a_source
     assert {node.a_source for node in documents.values() if node.source_type == "dense"} == {2.0}
 
     audit = length_audit(nodes)
@@ -104,7 +105,7 @@ def test_the_audits_read_the_fd_star_searches_use(ingestor: Ingestor) -> None:
 def test_tiers_that_are_the_length_bins_are_flagged(ingestor: Ingestor) -> None:
     # z-scores within bins: each bin, and so each tier that is exactly one bin, has mean FD* 0.
     ingestor.ingest(tiered(by_length=True))
-    audit = tier_audit(read_nodes(ingestor.graph))
+    audit = tier_audit(read_nodes(ingestor.graph, "default"))
     document = next(level for level in audit.levels if level.level is FdLevel.DOCUMENT)
     assert [row.source_type for row in document.tiers] == ["long", "medium", "short"]
     assert all(row.mean == pytest.approx(0.0, abs=1e-9) for row in document.tiers)
@@ -114,7 +115,7 @@ def test_tiers_that_are_the_length_bins_are_flagged(ingestor: Ingestor) -> None:
 
 def test_tiers_that_cut_across_the_bins_are_told_apart(ingestor: Ingestor) -> None:
     ingestor.ingest(tiered(by_length=False))
-    audit = tier_audit(read_nodes(ingestor.graph))
+    audit = tier_audit(read_nodes(ingestor.graph, "default"))
     document = next(level for level in audit.levels if level.level is FdLevel.DOCUMENT)
     means = {row.source_type: row.mean for row in document.tiers}
     assert means["dense"] > 0 > means["sparse"]
@@ -124,7 +125,7 @@ def test_tiers_that_cut_across_the_bins_are_told_apart(ingestor: Ingestor) -> No
 
 def chunk_texts(graph: Graph) -> dict[str, str]:
     records = graph.driver.execute_query("MATCH (c:Chunk) RETURN c.id AS id, c.text AS text")
-    return {record["id"]: record["text"] for record in records.records}
+    return {local_id(record["id"]): record["text"] for record in records.records}
 
 
 def test_coverage_finds_the_claims_that_are_chunks(
@@ -137,7 +138,7 @@ def test_coverage_finds_the_claims_that_are_chunks(
     # one chunk each, told apart by their titles; tiny.md's one keyword is "museum".
     first, second = "short-0.md#0", "short-1.md#0"
     claims = [texts[first], texts[second], texts["tiny.md#0"], "volcanoes erupt under glaciers"]
-    audit = coverage_audit(ingestor.graph, fake_embedder, claims, sample_size=len(texts))
+    audit = coverage_audit(ingestor.graph, fake_embedder, claims, "default", sample_size=len(texts))
 
     assert [row.covered for row in audit.claims] == [True, True, False, False]
     assert [row.chunk_id for row in audit.claims[:2]] == [first, second]
@@ -154,13 +155,17 @@ def test_coverage_finds_the_claims_that_are_chunks(
     assert sorted(audit.sample_ids) == sorted(texts)
     assert audit.sample.covered == 2 and [r.sample_covered for r in audit.claims][:2] == [True] * 2
 
-    loose = coverage_audit(ingestor.graph, fake_embedder, claims, min_shared=1, sample_size=1)
+    loose = coverage_audit(
+        ingestor.graph, fake_embedder, claims, "default", min_shared=1, sample_size=1
+    )
     assert loose.full.covered == 3
     # A one-chunk sample covers at most the claim that is that chunk's text.
     (sampled,) = loose.sample_ids
     expected = sum(1 for claim in claims[:3] if claim == texts[sampled])
     assert loose.sample.covered == expected and loose.sample.chunks == 1
-    again = coverage_audit(ingestor.graph, fake_embedder, claims, min_shared=1, sample_size=1)
+    again = coverage_audit(
+        ingestor.graph, fake_embedder, claims, "default", min_shared=1, sample_size=1
+    )
     assert again.sample_ids == loose.sample_ids  # seeded
 
 
@@ -170,7 +175,7 @@ def test_blindness_shows_every_hit_with_the_cosine_cosine_ranks_by(
     ingestor.ingest(tiered(by_length=False))
     context = SearchContext(ingestor.graph, fake_embedder)
     try:
-        audit = blindness_audit(context, "museum galleries works", k=3, fd_pool=9)
+        audit = blindness_audit(context, "museum galleries works", "default", k=3, fd_pool=9)
     finally:
         context.close()
     assert [top.condition for top in audit.conditions] == list(Condition)
@@ -183,7 +188,7 @@ def test_blindness_shows_every_hit_with_the_cosine_cosine_ranks_by(
     for hit in (hit for top in audit.conditions for hit in top.hits):
         records = ingestor.graph.driver.execute_query(
             "MATCH (:Document {id: $id})-[:HAS_CHUNK]->(c) RETURN c.embedding AS e",
-            id=hit.document_id,
+            id=scoped("default", hit.document_id),
         ).records
         best = max(float(np.dot(query, record["e"])) for record in records)
         assert hit.cosine == pytest.approx(best, abs=1e-5)

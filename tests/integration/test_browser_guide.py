@@ -47,7 +47,7 @@ def ingest_sample(graph: Graph, embedder: HashEmbedder) -> None:
     graph.driver.execute_query(cypher(Query.DELETE_ALL))
     documents, _ = read_all(Settings(_env_file=None), sample_corpus())
     extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
-    Ingestor(graph, embedder, extractor).ingest(documents)
+    Ingestor(graph, embedder, extractor).ingest(documents, collection="sample")
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_the_guide_is_generated_from_the_catalogue_and_every_query_runs(
     assert counts["Document"] == 12 and counts["Chunk"] > 12
 
     chunks = results[Query.BROWSER_DOCUMENT_CHUNKS]
-    assert {row["chunks"].start_node["id"] for row in chunks} == {"timeline.md"}
+    assert {row["chunks"].start_node["id"] for row in chunks} == {"sample/timeline.md"}
     assert any(row["links"] is not None for row in chunks)
 
     # "MAC" is an alias: every mention found is of the museum.
@@ -106,7 +106,7 @@ def test_the_guide_is_generated_from_the_catalogue_and_every_query_runs(
     hops = results[Query.BROWSER_EXPANSION_PATHS]
     first = [row for row in hops if row["hop"] == 1]
     assert first and all(
-        row["link"].start_node["id"] == "climate/incident-2022.md#0" for row in first
+        row["link"].start_node["id"] == "sample/climate/incident-2022.md#0" for row in first
     )
     assert all(row["kept"] == (row["validation"] >= 0.3) for row in hops)
     kept_landings = {row["landing_id"] for row in first if row["kept"]}
@@ -114,7 +114,7 @@ def test_the_guide_is_generated_from_the_catalogue_and_every_query_runs(
 
     # FD* as the search computes it (service.factual_density), from the same bin statistics.
     for row in results[Query.BROWSER_FOLDER_FD]:
-        assert row["document"].startswith("climate/")
+        assert row["document"].startswith("sample/climate/")
         chunk_id = f"{row['document']}#0"
         (inputs,) = sample.read(Query.FD_INPUTS, {"chunk_ids": [chunk_id]})
         own = inputs["document"]
@@ -123,9 +123,19 @@ def test_the_guide_is_generated_from_the_catalogue_and_every_query_runs(
         assert math.isclose(row["bin_mean"], round(stats.mean, 5))
 
     (centre,) = {row["centre"]["id"] for row in results[Query.BROWSER_NEIGHBOURHOOD]}
-    assert centre == "climate/incident-2022.md#1"
+    assert centre == "sample/climate/incident-2022.md#1"
+
+    # The collection holds its folders and, through them, every document of the sample.
+    trees = results[Query.BROWSER_COLLECTIONS]
+    assert {row["collection"]["name"] for row in trees} == {"sample"}
+    assert {row["tree"].end_node["id"] for row in trees} == {
+        f"sample/{path}" for path in SAMPLE_IDS
+    }
 
 
+SAMPLE_IDS = {
+    path.relative_to(sample_corpus()).as_posix() for path in sample_corpus().rglob("*.md")
+}
 BROWSER_ORIGIN = "http://127.0.0.1:7474"
 
 
@@ -167,10 +177,10 @@ def test_the_style_has_a_rule_and_caption_for_every_label(
         assert "caption:" in rules[f"node.{label}"], label
     assert "'{title}'" in rules["node.Document"] and "'{name}'" in rules["node.Entity"]
     assert "'{anchor_text}'" in rules["relationship.LINKS_TO"]
-    # Bigger where more hangs off a node: folders, documents, entities, chunks, claims.
+    # Bigger where more hangs off a node: collections, folders, documents, entities, chunks, claims.
     sizes = {
         label: float(re.search(r"diameter: (\d+)px", rules[f"node.{label}"])[1])  # type: ignore[index]
-        for label in ("Folder", "Document", "Entity", "Chunk", "Claim")
+        for label in ("Collection", "Folder", "Document", "Entity", "Chunk", "Claim")
     }
     assert list(sizes.values()) == sorted(sizes.values(), reverse=True)
 
@@ -229,7 +239,8 @@ def test_browser_after_login_has_the_style_and_plays_the_guide(
         # After login Browser runs the post-connect commands: the style, then the guide.
         page.get_by_text("anchorgraph: the graph behind the search").wait_for(timeout=60_000)
         assert page.get_by_text(f":style {api}/browser/style.grass").count() >= 1
-        # Run a slide's query as a person would: next slide twice, click it into the editor.
+        # Run a slide's query as a person would: to the third, click it into the editor.
+        page.click("[data-testid=nextSlide]")
         page.click("[data-testid=nextSlide]")
         page.click("[data-testid=nextSlide]")
         page.get_by_role("heading", name="A document's chunks and links").wait_for()

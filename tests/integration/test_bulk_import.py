@@ -1,10 +1,13 @@
 """The bulk importer (benchmarks/bulk_import.py) builds the graph ingestion builds.
 
-A small corpus is ingested through ``Ingestor`` into the session's server, in several batches
-(the rule claim extractor giving its chunks atomic claims), while every batch's rows are
-recorded; the same rows go through the importer into a second, throwaway server. Both graphs
-must agree node for node and relationship for relationship, properties (embeddings and FD_raw
-included, bit for bit) and endpoints alike.
+A small corpus is ingested through ``Ingestor`` into one collection of the session's server, in
+several batches (the rule claim extractor giving its chunks atomic claims), while every batch's
+rows are recorded; the same rows go through the importer into a second, throwaway server. Both
+graphs must agree node for node and relationship for relationship, properties (embeddings and
+FD_raw included, bit for bit; the collection on every node and relationship that has one) and
+endpoints alike, the (:Collection) node with its counts too. Only its creation time differs (each
+graph was made at its own time): it must be a time with a zone in both, and the imported one the
+time the importer was given.
 """
 
 from __future__ import annotations
@@ -14,9 +17,11 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
+import neo4j.time
 import pytest
 
 from benchmarks.bulk_import import CsvGraph, finish_import, import_into
@@ -35,10 +40,19 @@ from service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
+# Not the default collection: the importer must write the collection it is given.
+COLLECTION = "bulk-test"
+# The (:Collection)'s creation time the importer is given.
+CREATED = datetime(2024, 5, 1, 12, 30, 15, 123456, tzinfo=UTC)
+
 
 def node_key(node: str) -> str:
-    """Cypher for a key of every node: its label's unique property (schema/constraints.cypher)."""
-    return f"coalesce({node}.id, {node}.path, {node}.key, {node}.text, {node}.name)"
+    """Cypher for a key of every node: its collection (none for the (:Collection) itself) and
+    its label's unique property within it (schema/constraints.cypher)."""
+    return (
+        f"[coalesce({node}.collection, ''), "
+        f"coalesce({node}.id, {node}.path, {node}.key, {node}.text, {node}.name)]"
+    )
 
 
 class PairingExtractor(EntityExtractor):
@@ -101,7 +115,10 @@ class Fingerprint:
     digest: str
 
 
-def fingerprint(graph: Graph) -> Fingerprint:
+def fingerprint(graph: Graph) -> tuple[Fingerprint, list[neo4j.time.DateTime]]:
+    """The graph's fingerprint, and the creation times of its collections (which the
+    fingerprint has as their type and zone offset only)."""
+
     def records(statement: str) -> list[Any]:
         return list(graph.driver.execute_query(statement, database_=graph.database).records)
 
@@ -113,19 +130,25 @@ def fingerprint(graph: Graph) -> Fingerprint:
     )
     counts: Counter[str] = Counter()
     items = []
+    created: list[neo4j.time.DateTime] = []
     for node in nodes:
         counts[":".join(sorted(node["labels"]))] += 1
         properties = dict(node["properties"])
         if "FdStats" in node["labels"]:
             # Sums over the same values in another order: equal to the last bits only.
             properties |= {k: round(properties[k], 12) for k in ("total", "total_sq")}
+        if "Collection" in node["labels"] and "created" in properties:
+            # Each graph's own time: compared by its type and zone offset here.
+            when = properties["created"]
+            created.append(when)
+            properties["created"] = f"{type(when).__name__} {when.utcoffset()}"
         items.append(_canonical({"labels": sorted(node["labels"]), **properties}))
     for rel in relationships:
         counts[rel["type"]] += 1
         items.append(_canonical(dict(rel)))
     items.sort()
     digest = hashlib.sha256("\n".join(items).encode()).hexdigest()
-    return Fingerprint(dict(counts), items, digest)
+    return Fingerprint(dict(counts), items, digest), created
 
 
 def _canonical(value: dict[str, Any]) -> str:
@@ -145,13 +168,17 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
 
     def recording(
         graph: Graph,
+        collection: str,
         documents: Sequence[EmbeddedDocument],
         entities: Sequence[EntityRecord],
         entity_vectors: Vectors,
         embedded_entities: Sequence[EntityRecord] = (),
     ) -> list[str]:
-        batches.append(graph_rows(documents, entities, entity_vectors, embedded_entities))
-        return write(graph, documents, entities, entity_vectors, embedded_entities)
+        assert collection == COLLECTION
+        batches.append(
+            graph_rows(collection, documents, entities, entity_vectors, embedded_entities)
+        )
+        return write(graph, collection, documents, entities, entity_vectors, embedded_entities)
 
     # The ingestor writes through its module's name for it.
     monkeypatch.setattr("loaders.ingest.write_documents", recording)
@@ -161,15 +188,29 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
     ingestor = Ingestor(
         clean_graph, fake_embedder, extractor, chunk_tokens=48, chunk_overlap=0.2, batch_size=4
     )
-    stats = ingestor.ingest(corpus(settings))
+    stats = ingestor.ingest(corpus(settings), collection=COLLECTION)
     assert stats.written == stats.documents and len(batches) >= 3
-    ingested = fingerprint(clean_graph)
+    ingested, (ingested_created,) = fingerprint(clean_graph)
     # What the comparison covers: every label and relationship type ingestion writes.
-    assert {"Document", "Chunk", "Term", "Entity", "Alias", "Folder", "Tag", "Unresolved",
-            "Claim"} <= set(ingested.counts)  # fmt: skip
+    assert {"Collection", "Document", "Chunk", "Term", "Entity", "Alias", "Folder", "Tag",
+            "Unresolved", "Claim", "FdStats"} <= set(ingested.counts)  # fmt: skip
     assert {"HAS_CHUNK", "NEXT", "HAS_TERM", "MENTIONS", "RELATES", "LINKS_TO", "CONTAINS",
             "TAGGED", "ALIAS_OF", "ASSERTS"} <= set(ingested.counts)  # fmt: skip
     assert ingested.counts["Claim"] == ingested.counts["ASSERTS"] == stats.claims
+    assert ingested_created.utcoffset() == timedelta(0)
+    # The collection's counts, the root of its folder tree, and its name on everything that
+    # carries one, as the comparison will find them in the imported graph too.
+    (record,) = clean_graph.driver.execute_query(
+        "MATCH (c:Collection) RETURN c.name AS name, c.documents = COUNT { (:Document) } AND "
+        "c.chunks = COUNT { (:Chunk) } AS counted, COUNT { (c)-[:CONTAINS]->(:Folder) } AS "
+        "folders, COUNT { (c)-[:CONTAINS]->(:Document) } AS documents, "
+        "COUNT { (n) WHERE NOT n:Collection AND n.collection IS NULL } AS unscoped, "
+        "COUNT { ()-[r:RELATES]->() WHERE r.collection IS NULL } AS unscoped_relations",
+        database_=clean_graph.database,
+    ).records
+    assert record["name"] == COLLECTION and record["counted"]
+    assert record["folders"] and record["documents"]
+    assert record["unscoped"] == record["unscoped_relations"] == 0
     # Every chunk and document carries its claim count and FD_raw, some of them above zero.
     for label in ("Chunk", "Document"):
         (record,) = clean_graph.driver.execute_query(
@@ -179,10 +220,11 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
         ).records
         assert record["complete"] and record["highest"] > 0, label
 
-    csv = CsvGraph(tmp_path / "csv")
+    csv = CsvGraph(tmp_path / "csv", COLLECTION, created=CREATED)
     for rows in batches:
         csv.add(rows)
     files = csv.close()
+    assert files.collection == COLLECTION
     assert files.multiline and files.empty_lists  # paragraphs; chunks without identifiers
     local = LocalNeo4j(throwaway_settings(tmp_path / "neo4j", heap="512m", pagecache="128m"))
     try:
@@ -191,10 +233,11 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
             local.settings, schema="apply", embedder_factory=lambda _: fake_embedder
         ) as bulk:
             finish_import(bulk.graph, files)
-            imported = fingerprint(bulk.graph)
+            imported, (imported_created,) = fingerprint(bulk.graph)
     finally:
         local.stop()
 
+    assert imported_created.to_native() == CREATED
     assert imported.counts == ingested.counts
     only_ingested = sorted(set(ingested.items) - set(imported.items))
     only_imported = sorted(set(imported.items) - set(ingested.items))

@@ -72,7 +72,7 @@ def test_schemathesis_finds_nothing(
     with served(app, access_log=False) as base_url:
         runtime: Runtime = app.state.runtime
         documents, _ = read_all(api_settings, sample_corpus())
-        runtime.ingestor.ingest(documents)
+        runtime.ingestor.ingest(documents, collection="sample")  # as `make run` does
         started = time.monotonic()
         completed = schemathesis_run(base_url, tmp_path)
         elapsed = time.monotonic() - started

@@ -13,7 +13,14 @@ from evaluation import conditions as conds
 from evaluation.datasets import load_split, source_documents
 from evaluation.metrics import NDCG10, RECALL100
 from evaluation.report import write_all
-from evaluation.run import EvalConfig, build_report, evaluate, graph_facts, prepare_graph
+from evaluation.run import (
+    EVAL_COLLECTION,
+    EvalConfig,
+    build_report,
+    evaluate,
+    graph_facts,
+    prepare_graph,
+)
 from service import Embedder, Query, SchemaMode, Settings, open_runtime
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -61,9 +68,9 @@ def test_a_small_scifact_evaluation(settings: Settings, embedder: Embedder, tmp_
 
         # Documents of another dataset: removed one by one when few, the graph wiped when most.
         assert prepare_graph(runtime, documents[:-3], may_wipe=True).unchanged == len(documents) - 3
-        assert len(runtime.graph.read(Query.DOCUMENT_IDS)) == len(documents) - 3
+        assert len(runtime.graph.read(Query.DOCUMENT_IDS, EVAL_COLLECTION)) == len(documents) - 3
         assert prepare_graph(runtime, documents[:5], may_wipe=True).written == 5
-        assert len(runtime.graph.read(Query.DOCUMENT_IDS)) == 5
+        assert len(runtime.graph.read(Query.DOCUMENT_IDS, EVAL_COLLECTION)) == 5
         assert prepare_graph(runtime, documents, may_wipe=True).written == len(documents) - 5
 
         resources = conds.Resources(small, runtime, cache_dir=None)

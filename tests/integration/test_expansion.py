@@ -59,7 +59,11 @@ def test_links_land_on_the_heading_or_the_closest_chunk(
 ) -> None:
     rows = graph.read(
         Query.EXPAND_LINKS,
-        {"sources": ["timeline.md#0", "timeline.md#1"], "depth": 1, "threshold": -1.0},
+        {
+            "sources": ["default/timeline.md#0", "default/timeline.md#1"],
+            "depth": 1,
+            "threshold": -1.0,
+        },
     )
     by_href = {row["href"]: row for row in rows}
     founding = by_href["people/helena-vasconcelos.md#founding-years"]
@@ -85,7 +89,7 @@ def test_links_land_on_the_heading_or_the_closest_chunk(
 def test_one_read_follows_the_levels_above_the_threshold(
     context: SearchContext, graph: Graph, threshold: float
 ) -> None:
-    sources = ["timeline.md#0", "timeline.md#1"]
+    sources = ["default/timeline.md#0", "default/timeline.md#1"]
 
     def reached(depth: int) -> list[Row]:
         parameters = {"sources": sources, "depth": depth, "threshold": threshold}

@@ -267,6 +267,8 @@ def fingerprint(graph: Graph) -> Fingerprint:
     for node in nodes:
         counts.update(node["labels"])
         properties = dict(node["p"])
+        if "Collection" in node["labels"]:
+            properties.pop("created")  # when the run made it: two runs differ there alone
         for name in VECTOR_PROPERTIES:
             if name in properties:
                 vectors[f"{node['key']}.{name}"] = properties.pop(name)
@@ -432,8 +434,8 @@ def test_a_write_refused_half_way_leaves_the_graph_as_it_was(
 
     with TestClient(app, raise_server_exceptions=False) as client:
         assert client.post("/documents", json=first).status_code == 201
-        stray_chunk("notes/pump.md#1")  # the replacement's second chunk
-        stray_chunk("other/new-note.md#0")
+        stray_chunk("default/notes/pump.md#1")  # the replacement's second chunk
+        stray_chunk("default/other/new-note.md#0")
         before = fingerprint(clean_graph)
         for body in (longer, fresh):  # a replacement, then a new document
             refused = client.post("/documents", json=body)

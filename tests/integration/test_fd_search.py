@@ -115,7 +115,7 @@ def test_a_pagerank_prior_is_fused_and_explained(context: SearchContext, graph: 
     # As `anchorgraph graph pagerank` would leave it: here, the founder's biography on top.
     graph.driver.execute_query(
         "MATCH (d:Document) SET d.pagerank = CASE d.id WHEN $founder THEN 0.5 ELSE 0.01 END",
-        founder=FOUNDER,
+        founder=f"default/{FOUNDER}",
     )
     try:
         options = {"query": MUSEUM, "level": "document", "k": 10, "explain": True}

@@ -35,23 +35,29 @@ def corpus() -> list[SourceDocument]:
     return [document(f"d{i}.md", 1 + i % 7, dense=i % 2 == 0) for i in range(18)]
 
 
-def nodes(graph: Graph) -> dict[FdLevel, list[tuple[int, float, str | None]]]:
-    """(n_tokens, fd_raw, length_bin) of every chunk and document."""
+def nodes(
+    graph: Graph, collection: str = "default"
+) -> dict[FdLevel, list[tuple[int, float, str | None]]]:
+    """(n_tokens, fd_raw, length_bin) of every chunk and document of a collection."""
     found: dict[FdLevel, list[tuple[int, float, str | None]]] = {}
     for level, label in ((FdLevel.CHUNK, "Chunk"), (FdLevel.DOCUMENT, "Document")):
         records = graph.driver.execute_query(
-            f"MATCH (n:{label}) RETURN n.n_tokens AS t, n.fd_raw AS f, n.length_bin AS b"
+            f"MATCH (n:{label} {{collection: $collection}}) "
+            "RETURN n.n_tokens AS t, n.fd_raw AS f, n.length_bin AS b",
+            collection=collection,
         ).records
         found[level] = [(r["t"], r["f"], r["b"]) for r in records]
     return found
 
 
-def check_invariant(graph: Graph) -> dict[FdLevel, tuple[float, float]]:
-    """Every node has the bin its length gives under its level's bounds, and each bin's
-    statistics are those of its nodes; returns the bounds."""
-    rows = bin_stats(graph)
+def check_invariant(
+    graph: Graph, collection: str = "default"
+) -> dict[FdLevel, tuple[float, float]]:
+    """Every node of the collection has the bin its length gives under its level's bounds, and
+    each bin's statistics are those of its nodes; returns the bounds."""
+    rows = bin_stats(graph, collection)
     bounds: dict[FdLevel, tuple[float, float]] = {}
-    for level, values in nodes(graph).items():
+    for level, values in nodes(graph, collection).items():
         own = [row for row in rows if row.level is level]
         assert [row.bin for row in own] == list(LengthBin)
         bounds[level] = (own[0].lower, own[0].upper)
@@ -79,7 +85,7 @@ def test_first_ingest_fits_tertiles_and_bins_everything(ingestor: Ingestor) -> N
     lengths = [t for t, _, _ in nodes(ingestor.graph)[FdLevel.DOCUMENT]]
     assert bounds[FdLevel.DOCUMENT] == tertile_bounds(lengths)
     # Tertiles: no bin holds most of the corpus.
-    sizes = [row.n for row in bin_stats(ingestor.graph) if row.level is FdLevel.DOCUMENT]
+    sizes = [row.n for row in bin_stats(ingestor.graph, "default") if row.level is FdLevel.DOCUMENT]
     assert max(sizes) < len(lengths) * 0.6
 
 
@@ -94,7 +100,7 @@ def test_bins_follow_adds_replacements_and_deletes(ingestor: Ingestor) -> None:
     assert check_invariant(ingestor.graph) == fitted  # the bounds stay, the statistics move
     ingestor.delete(["d0.md", "d5.md", "new.md"])
     assert check_invariant(ingestor.graph) == fitted
-    changes = sum(row.changes for row in bin_stats(ingestor.graph))
+    changes = sum(row.changes for row in bin_stats(ingestor.graph, "default"))
     assert changes > 0
 
 
@@ -107,22 +113,34 @@ def test_drift_beyond_the_share_refits(ingestor: Ingestor) -> None:
     assert stats.refitted
     after = check_invariant(ingestor.graph)
     assert after[FdLevel.DOCUMENT][1] > before[FdLevel.DOCUMENT][1]
-    assert all(row.changes == 0 for row in bin_stats(ingestor.graph))
+    assert all(row.changes == 0 for row in bin_stats(ingestor.graph, "default"))
 
 
 def test_configured_bounds_and_emptied_corpus(ingestor: Ingestor) -> None:
     ingestor.ingest(corpus())
-    rows = refit(ingestor.graph, {FdLevel.DOCUMENT: (20, 40)})
+    rows = refit(ingestor.graph, "default", {FdLevel.DOCUMENT: (20, 40)})
     assert {(r.lower, r.upper) for r in rows if r.level is FdLevel.DOCUMENT} == {(20, 40)}
     check_invariant(ingestor.graph)
     ingestor.delete([d.id for d in corpus()])
-    assert bin_stats(ingestor.graph) == []
+    assert bin_stats(ingestor.graph, "default") == []
+
+
+def test_each_collection_has_bins_of_its_own(ingestor: Ingestor) -> None:
+    ingestor.ingest(corpus())
+    fitted = check_invariant(ingestor.graph)
+    # Another collection of long, sparse documents: its own bounds, ours unmoved.
+    long = [document(f"long{i}.md", 12 + i, dense=False) for i in range(9)]
+    assert ingestor.ingest(long, collection="long").refitted
+    theirs = check_invariant(ingestor.graph, "long")
+    assert check_invariant(ingestor.graph) == fitted
+    assert theirs[FdLevel.DOCUMENT][0] > fitted[FdLevel.DOCUMENT][1]
 
 
 def test_needs_refit_reads_changes_against_the_fitted_size() -> None:
     def rows(changes: int) -> list[FdBinRow]:
         return [
             FdBinRow(
+                collection="default",
                 level=level,
                 bin=b,
                 lower=1,
@@ -155,15 +173,15 @@ def test_fd_commands(
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
     runner = CliRunner()
     empty = runner.invoke(app, ["fd", "stats"])
-    assert empty.exit_code == 0 and "No FD* bins yet" in empty.output
+    assert empty.exit_code == 0 and "No FD* bins in 'default' yet" in empty.output
 
     ingestor.ingest(corpus())
     done = runner.invoke(app, ["fd", "recompute", "--document-bounds", "20,40"])
     assert done.exit_code == 0, done.output
     assert "document" in done.output and "20 < n ≤ 40" in done.output
-    assert {(r.lower, r.upper) for r in bin_stats(ingestor.graph) if r.level == "document"} == {
-        (20, 40)
-    }
+    assert {
+        (r.lower, r.upper) for r in bin_stats(ingestor.graph, "default") if r.level == "document"
+    } == {(20, 40)}
     check_invariant(ingestor.graph)
     for bad in (["--document-bounds", "40,20"], ["--chunk-bounds", "ten"]):
         refused = runner.invoke(app, ["fd", "recompute", *bad])

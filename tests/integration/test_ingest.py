@@ -66,13 +66,13 @@ def summary(driver: neo4j.Driver) -> dict[str, int]:
 
 
 def links(driver: neo4j.Driver) -> list[tuple[str, str, str, str]]:
-    records = driver.execute_query(cypher(Query.ALL_LINKS)).records
+    records = driver.execute_query(cypher(Query.ALL_LINKS), collection="default").records
     return [(r["source"], r["target_label"], r["target"], r["fragment"]) for r in records]
 
 
 def entity_documents(driver: neo4j.Driver, entity_ids: list[str]) -> dict[str, list[str]]:
     records = driver.execute_query(
-        cypher(Query.ENTITY_DOCUMENTS), {"entity_ids": entity_ids}
+        cypher(Query.ENTITY_DOCUMENTS), {"entity_ids": entity_ids, "collection": "default"}
     ).records
     return {r["entity_id"]: r["documents"] for r in records}
 
@@ -90,7 +90,8 @@ def test_sample_corpus_graph_shape(ingestor: Ingestor, sample: list[SourceDocume
     assert stats.written == counts["node:Document"] == 12
     assert counts["node:Chunk"] == counts["relationship:HAS_CHUNK"] == stats.chunks
     assert counts["relationship:NEXT"] == stats.chunks - 12
-    assert counts["node:Folder"] == 3  # the root, climate/ and people/
+    # climate/ and people/; the root of the tree is the collection itself.
+    assert counts["node:Folder"] == 2 and counts["node:Collection"] == 1
     assert counts["relationship:CONTAINS"] == 12 + 2
     assert counts["relationship:LINKS_TO"] == stats.links >= 20
     assert counts["relationship:MENTIONS"] == stats.mentions
@@ -104,7 +105,8 @@ def test_sample_corpus_graph_shape(ingestor: Ingestor, sample: list[SourceDocume
     assert len(to_chunks) >= 4
     for source, _, target, fragment in to_chunks:
         record = ingestor.graph.driver.execute_query(
-            cypher(Query.GET_DOCUMENT), {"id": target.rpartition("#")[0]}
+            cypher(Query.GET_DOCUMENT),
+            {"collection": "default", "id": "default/" + target.rpartition("#")[0]},
         ).records[0]
         (chunk,) = [c for c in record["chunks"] if c["id"] == target]
         assert fragment in chunk["heading_slugs"], f"{source} → {target} misses #{fragment}"
@@ -133,7 +135,7 @@ def test_changed_document_replaces_its_content_and_keeps_incoming_links(
     assert incoming
     changed = dataclasses.replace(target, text=target.text + "\n\nA closing remark about 2031.")
     stats = ingestor.ingest([changed])
-    assert stats.written == 1
+    assert (stats.written, stats.replaced) == (1, 1)
     after = links(ingestor.graph.driver)
     # Links from other documents into the changed one were re-pointed, not lost.
     assert [
@@ -142,7 +144,7 @@ def test_changed_document_replaces_its_content_and_keeps_incoming_links(
     texts = [
         c["text"]
         for c in ingestor.graph.driver.execute_query(
-            cypher(Query.GET_DOCUMENT), {"id": "timeline.md"}
+            cypher(Query.GET_DOCUMENT), {"collection": "default", "id": "default/timeline.md"}
         ).records[0]["chunks"]
     ]
     assert any("2031" in text for text in texts)
@@ -195,11 +197,12 @@ def test_spellings_and_aliases_meet_in_one_entity(ingestor: Ingestor) -> None:
     )
     found = entity_documents(ingestor.graph.driver, ["museu de arte contemporânea"])
     assert sorted(found["museu de arte contemporânea"]) == ["one.md", "three.md", "two.md"]
-    # The aliases are kept as lookup keys for queries, and go with the last mention.
+    # The aliases are kept as lookup keys for queries (keys of the collection, as the entities'
+    # ids are), and go with the last mention.
     keys = "MATCH (a:Alias)-[:ALIAS_OF]->(e:Entity) RETURN a.key AS key, e.id AS entity"
     rows = {(r["key"], r["entity"]) for r in ingestor.graph.driver.execute_query(keys).records}
-    assert {("mac", "museu de arte contemporânea"),
-            ("museum of contemporary art", "museu de arte contemporânea")} <= rows  # fmt: skip
+    museum = "default/museu de arte contemporânea"
+    assert {("default/mac", museum), ("default/museum of contemporary art", museum)} <= rows
     ingestor.delete(["one.md", "two.md", "three.md"])
     assert "node:Alias" not in summary(ingestor.graph.driver)
 
@@ -373,7 +376,7 @@ def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
     finally:
         torch.set_num_threads(before)
     assert done.exit_code == 0, done.output
-    assert "2 documents read: 2 written" in done.output
+    assert "2 documents read into collection 'default': 2 written (2 new" in done.output
     assert "on 2 threads" in done.output
     assert summary(clean_graph.driver)["node:Document"] == 2
     refused = CliRunner().invoke(app, ["ingest", str(folder), "--threads", "-1"])
@@ -398,7 +401,8 @@ def check_claims(driver: neo4j.Driver) -> ClaimCheck:
     claim is left without its chunk."""
     chunks = driver.execute_query(
         "MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk) "
-        "RETURN d.id AS document, c.id AS id, c.text AS text, c.n_tokens AS n_tokens, "
+        "RETURN substring(d.id, size(d.collection) + 1) AS document, c.id AS id, "
+        "c.text AS text, c.n_tokens AS n_tokens, "
         "c.n_claims AS n_claims, c.fd_raw AS fd_raw, "
         "COLLECT { MATCH (c)-[:ASSERTS]->(k:Claim) RETURN k {.*} AS k ORDER BY k.id } AS claims "
         "ORDER BY d.id, c.ordinal"
@@ -418,8 +422,8 @@ def check_claims(driver: neo4j.Driver) -> ClaimCheck:
             texts.setdefault(chunk["document"], {}).setdefault(k["text"], k["prob_fact"])
         chunk_claims[chunk["document"]] += len(claims)
     documents = driver.execute_query(
-        "MATCH (d:Document) RETURN d.id AS id, d.n_tokens AS n_tokens, d.n_claims AS n_claims, "
-        "d.fd_raw AS fd_raw"
+        "MATCH (d:Document) RETURN substring(d.id, size(d.collection) + 1) AS id, "
+        "d.n_tokens AS n_tokens, d.n_claims AS n_claims, d.fd_raw AS fd_raw"
     ).records
     for document in documents:
         distinct = texts.get(document["id"], {})
@@ -440,7 +444,7 @@ def claim_texts(driver: neo4j.Driver, document_id: str) -> set[str]:
     records = driver.execute_query(
         "MATCH (:Document {id: $id})-[:HAS_CHUNK]->(:Chunk)-[:ASSERTS]->(k:Claim) "
         "RETURN k.text AS text",
-        {"id": document_id},
+        {"id": "default/" + document_id},
     ).records
     return {r["text"] for r in records}
 

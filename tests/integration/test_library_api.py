@@ -1,6 +1,7 @@
 """The typed library API against the real server and model: options as an object or as keywords
-(validated by the model POST /search uses), ingestion from Python, the example of
-docs/library.md run as written, the notebook table and a neighbourhood as a networkx graph."""
+(validated by the model POST /search uses), ingestion from Python into collections, the sample
+written once whichever entry point loads it, the example of docs/library.md run as written, the
+notebook table and a neighbourhood as a networkx graph."""
 
 from __future__ import annotations
 
@@ -15,7 +16,6 @@ from service.embedding import Embedder
 from service.errors import InvalidInput, NotFound
 from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
-from service.ingestion import sample_corpus
 from service.library import Library, open_library
 from service.retrieval.types import SearchOptions, SearchResult
 from service.settings import Settings
@@ -37,9 +37,23 @@ def document_count(graph: Graph) -> int:
 def library(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[Library]:
     graph.driver.execute_query(cypher(Query.DELETE_ALL))
     with open_library(settings, embedder_factory=lambda _: embedder) as library:
-        stats = library.ingest(sample_corpus())
-        assert (stats.documents, stats.written) == (12, 12)
+        stats = library.load_sample()
+        assert (stats.collection, stats.documents, stats.written) == ("sample", 12, 12)
         yield library
+
+
+def test_the_sample_is_written_once_whoever_loads_it(
+    library: Library, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from service.cli import _load_sample  # what `anchorgraph run` (`make run`) does
+    from service.graph.driver import neo4j_auth
+
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    _load_sample(Settings())
+    again = library.load_sample()
+    assert (again.written, again.unchanged) == (0, 12)
+    assert [c.name for c in library.collections()] == ["sample"]
 
 
 def test_keywords_and_an_options_object_give_the_same_typed_result(library: Library) -> None:
@@ -131,12 +145,12 @@ def test_results_render_as_a_table_in_jupyter(library: Library) -> None:
 def test_a_neighbourhood_becomes_a_networkx_graph(library: Library) -> None:
     from service.adapters.notebook import neighbourhood_graph, neighbourhood_of
 
-    found = neighbourhood_of(library, FOUNDING, depth=1)
+    found = neighbourhood_of(library, FOUNDING, collection="sample", depth=1)
     graph = neighbourhood_graph(found)
     assert graph.number_of_nodes() == len(found.nodes)
     assert graph.number_of_edges() == len(found.relationships)
     center = graph.nodes[graph.graph["center"]]
-    assert center["labels"] == ["Document"] and center["id"] == FOUNDING
+    assert center["labels"] == ["Document"] and center["id"] == f"sample/{FOUNDING}"
     assert center["caption"] == "Helena Vasconcelos, founding director"
     chunks = [
         end
@@ -145,7 +159,9 @@ def test_a_neighbourhood_becomes_a_networkx_graph(library: Library) -> None:
     ]
     assert chunks and all("Chunk" in graph.nodes[chunk]["labels"] for chunk in chunks)
     with pytest.raises(NotFound):
-        neighbourhood_of(library, "no/such/document.md")
+        neighbourhood_of(library, "no/such/document.md", collection="sample")
+    with pytest.raises(NotFound):
+        neighbourhood_of(library, FOUNDING)  # not in the collection default
 
 
 def test_the_example_of_docs_library_md_runs(
@@ -166,7 +182,7 @@ def test_the_example_of_docs_library_md_runs(
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
     exec(compile(blocks[0], "docs/library.md", "exec"), {"__name__": "__docs__"})
     printed = capsys.readouterr().out.splitlines()
-    assert printed[0].startswith("12 documents read")
+    assert printed[0] == "12 documents read into 'sample', 0 written"  # as the fixture left it
     assert printed[1].startswith(f"1 {FOUNDING} ")
     assert printed[4].startswith("top: climate/incident-2022.md supporting: ['")
     assert printed[5:] == ["found: notes/tour.md", "deleted: 1"]

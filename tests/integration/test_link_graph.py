@@ -61,13 +61,14 @@ def linked(clean_graph: Graph, fake_embedder: HashEmbedder) -> Graph:
 
 def stored_priors(graph: Graph) -> dict[str, tuple[float | None, int | None]]:
     records = graph.driver.execute_query(
-        "MATCH (d:Document) RETURN d.id AS id, d.pagerank AS score, d.pagerank_rank AS rank"
+        "MATCH (d:Document) RETURN substring(d.id, size(d.collection) + 1) AS id, "
+        "d.pagerank AS score, d.pagerank_rank AS rank"
     ).records
     return {record["id"]: (record["score"], record["rank"]) for record in records}
 
 
 def test_the_link_graph_has_every_document_and_the_resolved_links(linked: Graph) -> None:
-    digraph = read_link_graph(linked)
+    digraph = read_link_graph(linked, "default")
     assert set(digraph.nodes) == set(CORPUS)
     assert digraph.nodes["a.md"]["title"] == "Alpha"
     assert digraph.nodes["notes/epsilon.md"]["title"] == "Epsilon"
@@ -76,7 +77,7 @@ def test_the_link_graph_has_every_document_and_the_resolved_links(linked: Graph)
 
 
 def test_pagerank_is_written_back_as_the_prior(linked: Graph) -> None:
-    summary = run_pagerank(linked)
+    summary = run_pagerank(linked, "default")
     priors = stored_priors(linked)
     assert summary.written == summary.documents == len(CORPUS) == len(priors)
     assert summary.links == sum(EDGES.values()) and summary.edges == len(EDGES)
@@ -90,15 +91,18 @@ def test_pagerank_is_written_back_as_the_prior(linked: Graph) -> None:
     assert scores == sorted(scores, reverse=True)
     assert sum(scores) == pytest.approx(1.0, abs=1e-6)
     assert {row.id: row.score for row in summary.top} == pytest.approx(
-        pagerank(read_link_graph(linked))
+        pagerank(read_link_graph(linked, "default"))
     )
     # What fusion reads (search/document_priors.cypher) is the stored score.
     from service.graph.queries import Query
 
-    rows = linked.read(Query.DOCUMENT_PRIORS, {"document_ids": ["c.md", "missing.md"]})
-    assert [(row["document_id"], row["pagerank"]) for row in rows] == [("c.md", priors["c.md"][0])]
+    keys = ["default/c.md", "default/missing.md"]
+    rows = linked.read(Query.DOCUMENT_PRIORS, {"document_ids": keys})
+    assert [(row["document_id"], row["pagerank"]) for row in rows] == [
+        ("default/c.md", priors["c.md"][0])
+    ]
 
-    again = run_pagerank(linked, 0.5, write=False)
+    again = run_pagerank(linked, "default", 0.5, write=False)
     assert again.written == 0 and stored_priors(linked) == priors  # --no-write leaves them
 
 
@@ -146,16 +150,18 @@ def every_key(value: Any) -> set[str]:
 
 
 def test_the_neighbourhood_of_a_document(linked: Graph) -> None:
-    near = neighbourhood(linked, "c.md")
+    near = neighbourhood(linked, "default", "c.md")
     assert near is not None and not near.truncated
     by_id = {node.id: node for node in near.nodes}
     center = by_id[near.center]
-    assert center.labels == ["Document"] and center.properties["id"] == "c.md"
+    # Properties as the graph stores them: ids are keys, collection first.
+    assert center.labels == ["Document"] and center.properties["id"] == "default/c.md"
     assert center.caption == "Gamma"
     keys = {node.properties.get("id") for node in near.nodes}
-    # Its chunks, the chunks linking to the document itself, and the folder.
-    assert {"c.md#0", "a.md#0", "b.md#0"} <= keys and "d.md#0" not in keys
-    assert "Folder" in {label for node in near.nodes for label in node.labels}
+    # Its chunks, the chunks linking to the document itself, and the collection it sits in.
+    assert {"default/c.md#0", "default/a.md#0", "default/b.md#0"} <= keys
+    assert "default/d.md#0" not in keys
+    assert "Collection" in {label for node in near.nodes for label in node.labels}
     assert all(r.start in by_id and r.end in by_id for r in near.relationships)
     types = {r.type for r in near.relationships}
     assert {"HAS_CHUNK", "LINKS_TO", "CONTAINS"} <= types
@@ -163,16 +169,18 @@ def test_the_neighbourhood_of_a_document(linked: Graph) -> None:
         label for n in near.nodes for label in n.labels
     }
 
-    far = neighbourhood(linked, "c.md", depth=2)
+    far = neighbourhood(linked, "default", "c.md", depth=2)
     assert far is not None
     far_keys = {node.properties.get("id") for node in far.nodes}
-    assert keys < far_keys and {"a.md", "d.md#0"} <= far_keys  # through c's chunk, and a link
+    # Through c's chunk, and a link.
+    assert keys < far_keys and {"default/a.md", "default/d.md#0"} <= far_keys
     assert len(far.nodes) <= 100
 
-    cut = neighbourhood(linked, "c.md", depth=2, limit=3)
+    cut = neighbourhood(linked, "default", "c.md", depth=2, limit=3)
     assert cut is not None and cut.truncated and len(cut.nodes) == 3
     assert cut.nodes[0].id == cut.center  # nearest first
-    assert neighbourhood(linked, "missing.md") is None  # a placeholder is no document
+    assert neighbourhood(linked, "default", "missing.md") is None  # a placeholder is no document
+    assert neighbourhood(linked, "other", "c.md") is None  # nor another collection's
 
 
 def test_rest_neighbourhood(linked: Graph, settings: Settings, fake_embedder: HashEmbedder) -> None:
@@ -184,7 +192,7 @@ def test_rest_neighbourhood(linked: Graph, settings: Settings, fake_embedder: Ha
         assert set(body) == {"center", "nodes", "relationships", "truncated"}
         nodes = {node["id"]: node for node in body["nodes"]}
         assert nodes[body["center"]]["labels"] == ["Chunk"]
-        assert nodes[body["center"]]["properties"]["id"] == "a.md#0"
+        assert nodes[body["center"]]["properties"]["id"] == "default/a.md#0"
         assert {"Document", "Chunk", "Unresolved"} <= {
             label for node in body["nodes"] for label in node["labels"]
         }
@@ -212,6 +220,8 @@ def test_rest_neighbourhood(linked: Graph, settings: Settings, fake_embedder: Ha
 
         unknown = client.get("/graph/neighbourhood/no/such.md")
         assert unknown.status_code == 404
+        elsewhere = client.get("/graph/neighbourhood/c.md", params={"collection": "other"})
+        assert elsewhere.status_code == 404
         assert unknown.headers["content-type"] == "application/problem+json"
         assert unknown.json()["type"] == "urn:anchorgraph:problem:not-found"
         for bad in ({"depth": 3}, {"depth": 0}, {"limit": 0}, {"limit": 501}):

@@ -62,6 +62,7 @@ async def exercise(session: Any) -> dict[str, Any]:
         "bad": ("search", {"query": QUESTION, "k": 0}),
         "rule": ("search", {"query": QUESTION, "mode": "dense", "pagerank_weight": 1.0}),
         "missing": ("get_document", {"id": "no/such/document.md"}),
+        "elsewhere": ("get_document", {"id": FOUNDING, "collection": "other"}),
         "fd_missing": ("explain_fd", {"id": "no/such/document.md"}),
     }
     answers = {
@@ -101,7 +102,7 @@ def check(answers: dict[str, Any]) -> None:
     neighbourhood = answers["neighbourhood"].structuredContent
     assert 1 < len(neighbourhood["nodes"]) <= 20
     center = next(n for n in neighbourhood["nodes"] if n["id"] == neighbourhood["center"])
-    assert center["properties"]["id"] == FOUNDING
+    assert center["properties"]["id"] == f"default/{FOUNDING}"  # as the graph stores it
     fd = answers["fd"].structuredContent
     assert fd["document_id"] == FOUNDING
     assert set(fd["chunks"]) == {chunk["id"] for chunk in document["chunks"]}
@@ -115,6 +116,7 @@ def check(answers: dict[str, Any]) -> None:
         "bad": "k",
         "rule": "pagerank_weight",
         "missing": "no/such",
+        "elsewhere": "'other'",
         "fd_missing": "no/such",
     }
     for key, says in failures.items():

@@ -1,8 +1,9 @@
 """The contract every candidate path keeps, whatever it looks for: at most k candidates, best
-first, finite scores, each chunk (or, for a document path, each document) once, and only from
-the allowed documents when a filter gives them. Run on the sample corpus with the fake embedder
-and no spaCy pipeline (gazetteer and identifier patterns find the entities), so that it is a
-fast-lane test of plumbing; the relevance of each path is tested elsewhere."""
+first, finite scores, each chunk (or, for a document path, each document) once, only from the
+searched collections, and only from the allowed documents when a filter gives them. Run on the
+sample corpus, ingested twice into two collections, with the fake embedder and no spaCy
+pipeline (gazetteer and identifier patterns find the entities), so that it is a fast-lane test
+of plumbing; the relevance of each path is tested elsewhere."""
 
 from __future__ import annotations
 
@@ -19,7 +20,8 @@ from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
 from service.retrieval.analysis import analyse, embed, prepare
 from service.retrieval.paths import PATHS
-from service.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, PathName
+from service.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, PathName, Scope
+from service.scope import split_key
 from service.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -37,12 +39,30 @@ def corpus(graph: Graph, settings: Settings, fake_embedder: Embedder) -> Iterato
     graph.driver.execute_query(cypher(Query.DELETE_ALL))
     documents, _ = read_all(settings, sample_corpus())
     extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
-    Ingestor(graph, fake_embedder, extractor).ingest(documents)
+    for collection in COLLECTIONS:
+        Ingestor(graph, fake_embedder, extractor).ingest(documents, collection=collection)
     yield graph
 
 
-def analysed(graph: Graph, embedder: Embedder, text: str) -> AnalyzedQuery:
-    return analyse(embed(prepare(text), embedder), graph.read)
+COLLECTIONS = ("one", "two")
+
+
+def analysed(graph: Graph, embedder: Embedder, text: str, scope: Scope) -> AnalyzedQuery:
+    return analyse(embed(prepare(text), embedder), graph.read, scope)
+
+
+def scopes(graph: Graph) -> list[Scope]:
+    """Both collections without a filter; one of them, alone and under a filter that allows a
+    third of its documents; and a filter that allows nothing."""
+    documents = [r["id"] for r in graph.read(Query.FILTERED_DOCUMENTS, no_filter())]
+    ones = [key for key in documents if split_key(key)[0] == "one"]
+    one = Scope(collections=("one",), every=False, chunks=1, total_chunks=2)
+    return [
+        Scope(collections=COLLECTIONS),
+        one,
+        Scope(collections=("one",), every=False, documents=frozenset(ones[::3])),
+        Scope(collections=COLLECTIONS, documents=frozenset()),
+    ]
 
 
 @pytest.mark.parametrize("path", list(PathName), ids=str)
@@ -50,24 +70,30 @@ def analysed(graph: Graph, embedder: Embedder, text: str) -> AnalyzedQuery:
 def test_every_path_keeps_the_contract(
     corpus: Graph, fake_embedder: Embedder, path: PathName, k: int
 ) -> None:
-    all_documents = [r["id"] for r in corpus.read(Query.FILTERED_DOCUMENTS, no_filter())]
-    allowed_sets = [None, all_documents[::3], []]
-    found_any = False
+    found_any = found_one_alone = False
     for text in QUERIES:
-        query = analysed(corpus, fake_embedder, text)
-        for allowed in allowed_sets:
-            candidates = PATHS[path].retrieve(corpus.read, query, k, allowed)
-            found_any |= bool(candidates) and allowed is None
+        for scope in scopes(corpus):
+            query = analysed(corpus, fake_embedder, text, scope)
+            candidates = PATHS[path].retrieve(corpus.read, query, k, scope)
+            found_any |= bool(candidates) and scope.every
+            found_one_alone |= bool(candidates) and not scope.every
             assert len(candidates) <= k
             scores = [c.score for c in candidates]
             assert all(math.isfinite(s) for s in scores)
             assert scores == sorted(scores, reverse=True)
             keys = [c.document_id if path in DOCUMENT_PATHS else c.chunk_id for c in candidates]
             assert len(keys) == len(set(keys))
-            if allowed is not None:
-                assert {c.document_id for c in candidates} <= set(allowed)
+            collections = {split_key(c.chunk_id)[0] for c in candidates}
+            assert collections <= set(scope.collections)
+            assert collections == {split_key(c.document_id)[0] for c in candidates}
+            if scope.documents is not None:
+                assert {c.document_id for c in candidates} <= scope.documents
     assert found_any, f"{path} found nothing for any query: the contract was not exercised"
+    assert found_one_alone, f"{path} found nothing in one collection of two"
 
 
 def no_filter() -> dict[str, None]:
-    return dict.fromkeys(("sources", "source_types", "folders", "tags", "document_ids"))
+    return {
+        "collections": None,
+        **dict.fromkeys(("sources", "source_types", "folders", "tags", "document_ids")),
+    }

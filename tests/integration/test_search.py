@@ -21,6 +21,7 @@ from service.ingestion import read_all, sample_corpus, sample_gazetteer
 from service.retrieval.context import SearchContext
 from service.retrieval.pipeline import search
 from service.retrieval.types import Filters, Mode, PathName, SearchOptions, SearchResult
+from service.scope import DEFAULT_COLLECTION, local_id, scoped
 from service.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -85,14 +86,16 @@ def test_an_identifier_only_exact_paths_pin_down(context: SearchContext) -> None
 def test_only_identifiers_in_few_chunks_cluster_their_folder(context: SearchContext) -> None:
     def metadata(max_cluster_mentions: int) -> dict[str, float]:
         parameters = {
-            "identifier_ids": ["zq-4471-b"],  # mentioned in one chunk, of lab/spares.md
+            # mentioned in one chunk, of lab/spares.md
+            "identifier_ids": [scoped(DEFAULT_COLLECTION, "zq-4471-b")],
             "terms": [],
             "max_cluster_mentions": max_cluster_mentions,
             "k": 100,
+            "collections": None,
             "allowed": None,
         }
         records = context.graph.read(Query.METADATA_CHUNKS, parameters)
-        return {c["document_id"]: c["score"] for c in records[0]["candidates"]}
+        return {local_id(c["document_id"]): c["score"] for c in records[0]["candidates"]}
 
     clustered = metadata(max_cluster_mentions=1)
     assert clustered["lab/spares.md"] == pytest.approx(1.25)  # identified, and in the folder

@@ -21,7 +21,8 @@ from uvicorn_thread import served
 
 from loaders.entities import EntityExtractor, load_gazetteer
 from loaders.ingest import Ingestor
-from service.api.warm import WARM_QUERIES, WARM_SEARCHES
+from loaders.read import read_bytes
+from service.api.warm import IN_COLLECTION_SEARCHES, WARM_QUERIES, WARM_SEARCHES
 from service.app import create_app
 from service.embedding import Embedder
 from service.graph.gateway import Graph
@@ -41,7 +42,12 @@ def app(graph: Graph, settings: Settings, embedder: Embedder) -> FastAPI:
     graph.driver.execute_query(cypher(Query.DELETE_ALL))
     documents, _ = read_all(settings, sample_corpus())
     extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
-    Ingestor(graph, embedder, extractor).ingest(documents)
+    ingestor = Ingestor(graph, embedder, extractor)
+    ingestor.ingest(documents)
+    # A second collection, for the picker.
+    cloakroom = b"# Cloakroom\n\nThe cloakroom keeps coats and umbrellas until 18:30."
+    note = read_bytes(cloakroom, doc_id="cloakroom.md", fmt="markdown", max_bytes=10_000)
+    ingestor.ingest([note], collection="notes")
     return create_app(settings, embedder_factory=lambda _: embedder)
 
 
@@ -79,6 +85,7 @@ def search(page: Any, query: str) -> list[dict[str, Any]]:
         "#results > .hit",
         """hits => hits.map(hit => ({
             chunk: hit.dataset.chunkId,
+            collection: hit.dataset.collection,
             score: Number(hit.dataset.score),
             parts: [...hit.querySelectorAll(':scope > .legend li')].map(
                 li => [li.dataset.part, Number(li.dataset.contribution)]),
@@ -109,7 +116,8 @@ def artifact(name: str) -> Path:
 
 def test_the_api_warmed_up_before_serving(app: FastAPI, api: str) -> None:
     (first,) = app.state.warm_start.warmups
-    assert first.searches == len(WARM_SEARCHES) * len(WARM_QUERIES) and first.failed is None
+    searches = len(WARM_SEARCHES) + len(IN_COLLECTION_SEARCHES)  # the graph has a collection
+    assert first.searches == searches * len(WARM_QUERIES) and first.failed is None
 
 
 def test_a_search_shows_hits_whose_bars_add_up_to_the_score(page: Any) -> None:
@@ -176,10 +184,11 @@ def test_the_browser_link_opens_the_hits_neighbourhood(page: Any, graph: Graph) 
         # Read the URL as Browser does: decoded whole, then `arg` up to the first '&' or '#'.
         decoded = unquote(link.replace("+", " "))
         (statement,) = re.findall(r"[?&]arg=([^&#]*)", decoded)
-        expected_id = hit["chunk"].replace("#", "\\u0023")
+        key = f"{hit['collection']}/{hit['chunk']}"  # the chunk as the graph stores it
+        expected_id = key.replace("#", "\\u0023")
         assert statement == config["neighbourhood_cypher"].replace("$id", f'"{expected_id}"')
         records = graph.driver.execute_query(statement).records
-        assert {record["centre"]["id"] for record in records} == {hit["chunk"]}
+        assert {record["centre"]["id"] for record in records} == {key}
         assert any(record["around"] is not None for record in records)
 
 
@@ -204,6 +213,18 @@ def test_expansion_shows_supporting_chunks_with_their_link_path(page: Any) -> No
     page.uncheck("#expand")
 
 
+def test_the_collection_picker_narrows_the_search(page: Any) -> None:
+    page.wait_for_selector("#collection option[value=notes]", state="attached")
+    options = page.eval_on_selector_all("#collection option", "os => os.map(o => o.value)")
+    assert options == ["", "default", "notes"]  # every collection, then each by name
+    everywhere = search(page, "until when are coats kept?")
+    assert {hit["collection"] for hit in everywhere} == {"default", "notes"}
+    page.select_option("#collection", "notes")
+    narrowed = search(page, "until when are coats kept?")
+    assert [(hit["collection"], hit["chunk"]) for hit in narrowed] == [("notes", "cloakroom.md#0")]
+    page.select_option("#collection", "")
+
+
 def test_the_page_works_from_the_keyboard(page: Any) -> None:
     page.focus("#query")
     page.keyboard.press("Tab")
@@ -213,6 +234,8 @@ def test_the_page_works_from_the_keyboard(page: Any) -> None:
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")
     page.keyboard.press("Tab")  # past the header's links, into the options
+    assert page.evaluate("document.activeElement.id") == "collection"
+    page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.id") == "mode"
     page.keyboard.press("/")  # back to the query box from anywhere but a text field
     assert page.evaluate("document.activeElement.id") == "query"

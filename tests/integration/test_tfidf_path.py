@@ -1,5 +1,7 @@
 """The classic TF-IDF path against a reference computed here from the chunks' own text (lexical
-only: the fake embedder serves, so this runs in the fast lane)."""
+only: the fake embedder serves, so this runs in the fast lane). A decoy collection beside the
+one searched, full of the query's words, must change nothing: each collection's N and document
+frequencies are its own."""
 
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.retrieval.analysis import prepare
 from service.retrieval.paths import TfidfPath
-from service.retrieval.types import Candidate
+from service.retrieval.types import Candidate, Scope
+from service.scope import local_id
 from service.text.terms import index_terms
 
 pytestmark = [pytest.mark.integration]
@@ -37,6 +40,9 @@ TEXTS = {
     "t/i.md": "Grain silos stand tall.",
     "t/j.md": "Stripes of paint on the wall.",
 }
+# In another collection: "relay" and "zebra" everywhere, and many more chunks.
+DECOYS = {f"d/{i}.md": f"Relay zebra relay {i} zebra panels." for i in range(30)}
+SEARCHED = Scope(collections=("default",), every=False, chunks=10, total_chunks=40)
 
 
 @pytest.fixture(scope="module")
@@ -46,14 +52,22 @@ def read(graph: Graph, fake_embedder: Embedder) -> Iterator[Any]:
         read_bytes(text.encode(), doc_id=doc_id, fmt="markdown", max_bytes=10_000)
         for doc_id, text in TEXTS.items()
     ]
-    Ingestor(graph, fake_embedder, EntityExtractor(None)).ingest(documents)
+    decoys = [
+        read_bytes(text.encode(), doc_id=doc_id, fmt="markdown", max_bytes=10_000)
+        for doc_id, text in DECOYS.items()
+    ]
+    ingestor = Ingestor(graph, fake_embedder, EntityExtractor(None))
+    ingestor.ingest(documents)
+    ingestor.ingest(decoys, collection="decoys")
     yield graph.read
 
 
 def reference(driver: neo4j.Driver, terms: list[str]) -> dict[str, float]:
-    """score(c) = Σ_t (1 + ln tf) · (ln((1 + N) / (1 + df)) + 1), over every chunk's text."""
+    """score(c) = Σ_t (1 + ln tf) · (ln((1 + N) / (1 + df)) + 1), over every chunk's text in
+    the searched collection."""
     chunks = {r["id"]: index_terms(r["text"]) for r in driver.execute_query(
-        "MATCH (c:Chunk) RETURN c.id AS id, c.text AS text").records}  # fmt: skip
+        "MATCH (c:Chunk {collection: 'default'}) RETURN c.id AS id, c.text AS text").records
+    }  # fmt: skip
     df = Counter(term for counts in chunks.values() for term in counts)
     n = len(chunks)
     scores: dict[str, float] = {}
@@ -69,16 +83,28 @@ def reference(driver: neo4j.Driver, terms: list[str]) -> dict[str, float]:
 def retrieve(
     read: Any, text: str, common_fraction: float, max_postings: int = 10_000
 ) -> list[Candidate]:
-    return TfidfPath(common_fraction, max_postings).retrieve(read, prepare(text), 100, None)
+    path = TfidfPath(common_fraction, max_postings)
+    return path.retrieve(read, prepare(text), 100, SEARCHED)
 
 
 def by_document(candidates: list[Candidate]) -> dict[str, float]:
-    return {c.document_id: c.score for c in candidates}
+    return {local_id(c.document_id): c.score for c in candidates}
 
 
 def document_of(driver: neo4j.Driver) -> dict[str, str]:
-    records = driver.execute_query("MATCH (c:Chunk) RETURN c.id AS id, c.document_id AS doc")
-    return {r["id"]: r["doc"] for r in records.records}
+    records = driver.execute_query(
+        "MATCH (c:Chunk {collection: 'default'}) RETURN c.id AS id, c.document_id AS doc"
+    )
+    return {r["id"]: local_id(r["doc"]) for r in records.records}
+
+
+def test_each_collection_scores_with_its_own_statistics(read: Any, driver: neo4j.Driver) -> None:
+    both = Scope(collections=("default", "decoys"), every=True)
+    found = TfidfPath(1.0, 10_000).retrieve(read, prepare("relay zebra"), 100, both)
+    alone = {c.chunk_id: c.score for c in retrieve(read, "relay zebra", common_fraction=1.0)}
+    mixed = {c.chunk_id: c.score for c in found if c.chunk_id.startswith("default/")}
+    assert mixed == pytest.approx(alone, rel=1e-12)  # the decoys moved no score of ours
+    assert any(c.chunk_id.startswith("decoys/") for c in found)
 
 
 def test_without_common_terms_it_is_exact_tfidf(read: Any, driver: neo4j.Driver) -> None:
@@ -126,7 +152,7 @@ def test_a_posting_budget_lets_only_the_rarest_terms_walk(read: Any, driver: neo
 
 def test_postings_carry_tf_only_above_one(read: Any, driver: neo4j.Driver) -> None:
     records = driver.execute_query(
-        "MATCH (c:Chunk {document_id: 't/a.md'})-[h:HAS_TERM]->(t:Term) "
+        "MATCH (c:Chunk {document_id: 'default/t/a.md'})-[h:HAS_TERM]->(t:Term) "
         "RETURN t.text AS term, h.tf AS tf"
     ).records
     counts = index_terms(TEXTS["t/a.md"])

@@ -87,7 +87,7 @@ def test_fd_optimised_lifts_dense_reviews_that_cosine_misses(context: SearchCont
     lifted = reviews(optimised.hits) - reviews(cosine.hits)
     assert lifted, "no review the FD*-optimised top 5 has is missing from cosine's"
 
-    audit = blindness_audit(context, QUERY, fd_lambda=SEED_LAMBDA)
+    audit = blindness_audit(context, QUERY, "default", fd_lambda=SEED_LAMBDA)
     tops = {top.condition: top for top in audit.conditions}
     assert tops[Condition.COSINE].composition.get("systematic_review", 0) == len(
         reviews(cosine.hits)
@@ -107,7 +107,7 @@ def test_fd_optimised_lifts_dense_reviews_that_cosine_misses(context: SearchCont
 def test_fd_raw_correlates_with_length_and_fd_star_does_not(
     context: SearchContext, graph: Graph
 ) -> None:
-    audit = length_audit(read_nodes(graph))
+    audit = length_audit(read_nodes(graph, "default"))
     by_level = {level.level: level for level in audit.levels}
     document = by_level[FdLevel.DOCUMENT]
     assert document.n == 18 and document.unbinned == 0
@@ -120,7 +120,7 @@ def test_fd_raw_correlates_with_length_and_fd_star_does_not(
 
 
 def test_fd_star_tells_the_tiers_apart(context: SearchContext, graph: Graph) -> None:
-    audit = tier_audit(read_nodes(graph))
+    audit = tier_audit(read_nodes(graph, "default"))
     document = next(level for level in audit.levels if level.level is FdLevel.DOCUMENT)
     means = {row.source_type: row.mean for row in document.tiers}
     assert set(means) == set(TIERS.values())
@@ -148,7 +148,7 @@ def test_coverage_covers_the_reviews_claims_and_nothing_else(
     context: SearchContext, graph: Graph, embedder: Embedder
 ) -> None:
     claims = [*ON_TOPIC, *OFF_TOPIC]
-    audit = coverage_audit(graph, embedder, claims, sample_size=12, seed=0)
+    audit = coverage_audit(graph, embedder, claims, "default", sample_size=12, seed=0)
     for row in audit.claims:
         if row.claim in ON_TOPIC:
             assert row.covered and row.chunk_id is not None, row

@@ -43,11 +43,13 @@ Link = tuple[str, str, str, str, str, str, bool]
 
 
 def links(graph: Graph) -> set[Link]:
-    """Every link out of a chunk: chunk, href, anchor, context, fragment, target, embedded."""
+    """Every link out of a chunk: chunk, href, anchor, context, fragment, target, embedded (ids
+    within their collection)."""
     records = graph.driver.execute_query(
-        "MATCH (c:Chunk)-[l:LINKS_TO]->(t) "
-        "RETURN c.id AS chunk, l.href AS href, l.anchor_text AS anchor, l.context AS context, "
-        "l.fragment AS fragment, coalesce(t.id, t.key) AS target, "
+        "MATCH (c:Chunk)-[l:LINKS_TO]->(t) WITH c, l, t, size(c.collection) + 1 AS cut "
+        "RETURN substring(c.id, cut) AS chunk, l.href AS href, l.anchor_text AS anchor, "
+        "l.context AS context, l.fragment AS fragment, "
+        "substring(coalesce(t.id, t.key), cut) AS target, "
         "l.context_embedding IS NOT NULL AS embedded"
     ).records
     return {tuple(record.values()) for record in records}  # type: ignore[misc]
@@ -86,7 +88,7 @@ def test_the_pass_makes_the_links_ingest_makes(
     ingest(graph, embedder, corpus)
     written = links(graph)
     assert not title_links(graph)
-    report = link_titles_in_graph(graph, embedder)
+    report = link_titles_in_graph(graph, embedder, "default")
     made = title_links(graph)
     assert links(graph) == at_ingest
     assert links(graph) - made == written  # written links untouched
@@ -107,11 +109,11 @@ def test_written_links_win_over_title_mentions(graph: Graph, at_ingest: set[Link
 def test_run_again_replaces_and_remove_takes_out(graph: Graph, embedder: Embedder) -> None:
     before = links(graph)
     made = title_links(graph)
-    again = link_titles_in_graph(graph, embedder)
+    again = link_titles_in_graph(graph, embedder, "default")
     assert links(graph) == before
     assert again.links_removed == again.links_written == len(made)
 
-    removed = link_titles_in_graph(graph, embedder, remove_only=True)
+    removed = link_titles_in_graph(graph, embedder, "default", remove_only=True)
     assert removed.links_removed == len(made) and removed.links_written == 0
     assert links(graph) == before - made
 

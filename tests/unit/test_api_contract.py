@@ -23,7 +23,9 @@ from service.settings import Settings
 
 ERROR_TYPES = {
     400: "invalid-input",
+    403: "forbidden",
     404: "not-found",
+    409: "conflict",
     413: "document-too-large",
     415: "unsupported-format",
     422: "validation-error",

@@ -219,15 +219,15 @@ def test_composition_counts_most_frequent_first() -> None:
 
 
 def test_condition_options_are_the_seeds_three_conditions() -> None:
-    cosine = condition_options(Condition.COSINE, "q", 5, 0.5, 20)
-    bm25 = condition_options(Condition.BM25, "q", 5, 0.5, 20)
-    fd = condition_options(Condition.FD_OPTIMISED, "q", 5, 0.3, 30)
+    cosine = condition_options(Condition.COSINE, "q", 5, 0.5, 20, "default")
+    bm25 = condition_options(Condition.BM25, "q", 5, 0.5, 20, "default")
+    fd = condition_options(Condition.FD_OPTIMISED, "q", 5, 0.3, 30, "default")
     assert {cosine.level, bm25.level, fd.level} == {"document"}
     assert (cosine.mode, bm25.mode, fd.mode) == (Mode.DENSE, Mode.BM25, Mode.DENSE)
     assert not cosine.fd_rerank and not bm25.fd_rerank
     assert fd.fd_rerank and (fd.fd_lambda, fd.fd_pool, fd.k) == (0.3, 30, 5)
-    assert condition_options(Condition.COSINE, "q", 200, 0.5, 20).k_over >= 200
+    assert condition_options(Condition.COSINE, "q", 200, 0.5, 20, "default").k_over >= 200
     with pytest.raises(InvalidInput, match="query"):
-        condition_options(Condition.COSINE, "", 5, 0.5, 20)
+        condition_options(Condition.COSINE, "", 5, 0.5, 20, "default")
     with pytest.raises(InvalidInput, match="fd_lambda"):
-        condition_options(Condition.FD_OPTIMISED, "q", 5, 1.5, 20)
+        condition_options(Condition.FD_OPTIMISED, "q", 5, 1.5, 20, "default")

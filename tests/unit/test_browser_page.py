@@ -15,6 +15,7 @@ from service.api.browser import GUIDE, GUIDE_TITLE, cypher_literal, guide_html, 
 from service.api.warm import Warmer, WarmUp
 from service.errors import GraphUnavailable
 from service.graph.local_server import browser_settings
+from service.graph.queries import Query
 from service.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -48,9 +49,9 @@ def test_the_guide_has_a_slide_per_query_with_its_filled_in_statement() -> None:
 
 
 def test_every_parameter_is_filled_in_from_the_example() -> None:
-    slide = guide_query(GUIDE[1])
+    slide = guide_query(Query.BROWSER_DOCUMENT_CHUNKS)
     assert "$document_id" in slide.statement
-    assert '{id: "timeline.md"}' in slide.runnable
+    assert '{id: "sample/timeline.md"}' in slide.runnable
 
 
 @pytest.mark.parametrize(

@@ -74,6 +74,7 @@ function request() {
     normalisation: $("normalisation").value, fusion: $("fusion").value, explain: true,
     expand: $("expand").checked, fd_rerank: $("fd-rerank").checked,
   };
+  if ($("collection").value) body.collections = [$("collection").value];
   if ($("use-threshold").checked) body.threshold = Number($("threshold").value);
   if (["hybrid", "multisignal"].includes(mode)) {
     const rows = [...$("path-rows").querySelectorAll(".slider")];
@@ -90,26 +91,48 @@ function request() {
 }
 
 // --- search -------------------------------------------------------------------------------
+// A call to the API with the key, when one was given; a 401 asks for the key once, and again.
+async function api(path, init = {}) {
+  const headers = { ...(init.headers || {}) };
+  if (apiKey) headers["x-api-key"] = apiKey;
+  const response = await fetch(path, { ...init, headers });
+  if (response.status === 401) {
+    const key = prompt("This API needs its key (X-API-Key):");
+    if (key) { apiKey = key; sessionStorage.setItem("anchorgraph-api-key", key); return api(path, init); }
+  }
+  return response;
+}
+
 async function search() {
   const body = request();
   if (!body.query) return;
-  history.replaceState(null, "", `?q=${encodeURIComponent(body.query)}`);
+  const where = body.collections ? `&collection=${encodeURIComponent(body.collections[0])}` : "";
+  history.replaceState(null, "", `?q=${encodeURIComponent(body.query)}${where}`);
   setStatus("Searching…");
-  const headers = { "content-type": "application/json" };
-  if (apiKey) headers["x-api-key"] = apiKey;
   let response;
   try {
-    response = await fetch("/search", { method: "POST", headers, body: JSON.stringify(body) });
+    response = await api("/search", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch (error) {
     return setStatus(`The API did not answer: ${error.message}`, true);
   }
   const answer = await response.json().catch(() => ({}));
-  if (response.status === 401) {
-    apiKey = prompt("This API needs its key (X-API-Key):");
-    if (apiKey) { sessionStorage.setItem("anchorgraph-api-key", apiKey); return search(); }
-  }
   if (!response.ok) return setStatus(answer.detail || answer.title || `HTTP ${response.status}`, true);
   render(answer);
+}
+
+// The collections the key may read, as the picker's options (every collection by default).
+async function loadCollections() {
+  let collections = [];
+  try {
+    const response = await api("/collections");
+    if (response.ok) collections = await response.json();
+  } catch (error) {
+    return;
+  }
+  const chosen = new URLSearchParams(location.search).get("collection") || "";
+  $("collection").replaceChildren(
+    el("option", { value: "", selected: !chosen }, "every collection"),
+    ...collections.map((c) => el("option", { value: c.name, selected: c.name === chosen }, `${c.name} (${c.documents})`)));
 }
 
 function setStatus(message, isError = false) {
@@ -190,26 +213,27 @@ function renderHit(hit, level, terms, top) {
       title: `FD_raw ${fixed(fd.fd_raw, 4)} in the ${fd.length_bin || "unbinned"} bin (μ ${fd.bin_mean ?? "–"}, σ ${fd.bin_sd ?? "–"}), z ${fd.z ?? "–"}`,
     }, `FD* ${fd.fd_star === null ? "–" : fixed(fd.fd_star, 2)}`, el("small", {}, `rescaled ${fixed(fd.rescaled, 2)}`)),
   ] : [];
-  const node = level === "document" ? hit.document_id : hit.chunk_id;
-  return el("li", { className: "hit", dataset: { chunkId: hit.chunk_id, score: String(hit.score) } },
+  const node = `${hit.collection}/${level === "document" ? hit.document_id : hit.chunk_id}`;
+  return el("li", { className: "hit", dataset: { chunkId: hit.chunk_id, collection: hit.collection, score: String(hit.score) } },
     el("div", { className: "hit-head" },
       el("span", { className: "rank" }, `${hit.rank}.`),
       el("h2", {}, hit.title || hit.document_id),
       ...badges,
       el("span", { className: "score", title: "score" }, fixed(hit.score, 4))),
-    el("div", { className: "where" }, hit.chunk_id, ` · ${hit.n_tokens} tokens`),
+    el("div", { className: "where" }, el("span", { className: "collection" }, hit.collection), ` · ${hit.chunk_id} · ${hit.n_tokens} tokens`),
     ...breakdown(hit, top),
     el("p", { className: "text" }, highlighted(hit.text, terms)),
     el("div", { className: "actions" },
       el("a", { className: "browser-link", href: browserLink(node), target: "_blank", rel: "noopener" }, "Neighbourhood in Neo4j Browser"),
-      el("a", { href: `/documents/${encodeURI(hit.document_id)}`, target: "_blank", rel: "noopener" }, "Document (JSON)")),
-    hit.supporting.length ? renderSupporting(hit.supporting, terms) : null);
+      el("a", { href: `/documents/${encodeURI(hit.document_id)}?collection=${encodeURIComponent(hit.collection)}`, target: "_blank", rel: "noopener" }, "Document (JSON)")),
+    hit.supporting.length ? renderSupporting(hit.collection, hit.supporting, terms) : null);
 }
 
-function renderSupporting(supporting, terms) {
+// A hit's supporting chunks, all of its collection (links never leave one).
+function renderSupporting(collection, supporting, terms) {
   const items = supporting.map((chunk) => el("li", { dataset: { chunkId: chunk.chunk_id } },
     el("strong", {}, chunk.title || chunk.document_id), ` · score ${fixed(chunk.score)} · ${chunk.hop} ${chunk.hop === 1 ? "hop" : "hops"} · `,
-    el("a", { className: "browser-link", href: browserLink(chunk.chunk_id), target: "_blank", rel: "noopener" }, "in Neo4j Browser"),
+    el("a", { className: "browser-link", href: browserLink(`${collection}/${chunk.chunk_id}`), target: "_blank", rel: "noopener" }, "in Neo4j Browser"),
     el("div", { className: "hops" }, ...chunk.path.flatMap((hop, index) => [
       index ? " → " : "", el("q", {}, hop.anchor_text || hop.href), ` (cos ${fixed(hop.validation, 2)}, anchor FD* ${fixed(hop.anchor_fd, 2)})`,
     ])),
@@ -252,8 +276,9 @@ function cypherString(value) {
   return `"${escaped}"`;
 }
 
-function browserLink(id) {
-  const statement = config.neighbourhood_cypher.replace(/\$id\b/g, cypherString(id));
+// The Browser query of a node's neighbourhood; `key` is the node's key: its collection, '/', its id.
+function browserLink(key) {
+  const statement = config.neighbourhood_cypher.replace(/\$id\b/g, cypherString(key));
   return `${browserUrl()}?cmd=edit&arg=${encodeURIComponent(statement)}`;
 }
 
@@ -267,6 +292,7 @@ async function start() {
   buildSignals();
   showModeOptions();
   $("browser-home").href = browserUrl();
+  loadCollections();
   $("level").addEventListener("change", buildPaths);
   $("mode").addEventListener("change", showModeOptions);
   $("use-threshold").addEventListener("change", () => { $("threshold").disabled = !$("use-threshold").checked; });

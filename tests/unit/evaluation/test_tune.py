@@ -26,7 +26,9 @@ from service import (
     Query,
     SearchContext,
     SignalWeightsIn,
+    local_id,
     rocchio,
+    scoped,
     search,
 )
 
@@ -44,32 +46,40 @@ PATH_QUERIES = {
 }
 
 
+COLLECTION = "x"
+
+
+def key(local: str) -> str:
+    """An id as the graph stores it, in the replay's one collection."""
+    return scoped(COLLECTION, local)
+
+
 def cached_query(seed: int) -> CachedQuery:
     """Forty chunks of twenty documents per path on its own scale, and every document's
-    signals; one exact and one semantic entity."""
+    signals; one exact and one semantic entity (every id a key, as the engine passes them)."""
     rng = random.Random(seed)
     found: Found = {}
     for path in PathName:
         scale = {PathName.BM25: 20.0, PathName.TFIDF: 8.0, PathName.DOC_BM25: 15.0}.get(path, 1.0)
         rows = [
-            Candidate(f"c{c:02d}", f"d{c // 3:02d}", round(rng.random() * scale, 4))
+            Candidate(key(f"c{c:02d}"), key(f"d{c // 3:02d}"), round(rng.random() * scale, 4))
             for c in rng.sample(range(60), 40)
         ]
         found[path] = sorted(rows, key=lambda c: (-c.score, c.chunk_id))
     signals = {
-        f"d{d:02d}": {
-            "document_id": f"d{d:02d}",
+        key(f"d{d:02d}"): {
+            "document_id": key(f"d{d:02d}"),
             "s_doc": rng.uniform(-0.2, 1.0),
-            "best_chunk_id": f"c{3 * d:02d}",
+            "best_chunk_id": key(f"c{3 * d:02d}"),
             "s_segment": None if d % 7 == 0 else rng.uniform(-0.2, 1.0),
-            "matched_entities": ["e1"] if d % 3 == 0 else [],
+            "matched_entities": [key("e1")] if d % 3 == 0 else [],
             "s_triple": rng.uniform(0.0, 1.0),
         }
         for d in range(20)
     }
     entities = [
-        DetectedEntity(id="e1", name="IL-6", type="PROTEIN", how="exact", score=1.0),
-        DetectedEntity(id="e2", name="beta cell", type="CELL", how="semantic", score=0.7),
+        DetectedEntity(id=key("e1"), name="IL-6", type="PROTEIN", how="exact", score=1.0),
+        DetectedEntity(id=key("e2"), name="beta cell", type="CELL", how="semantic", score=0.7),
     ]
     query = AnalyzedQuery(
         text=TEXT, fulltext=None, terms=[], identifier_candidates=[], entity_candidates=[],
@@ -97,6 +107,8 @@ class RecordedGraph:
         if query is Query.DOCUMENT_SIGNALS:
             signals = self._cached.signals
             return [signals[d] for d in parameters["document_ids"] if d in signals]
+        if query is Query.COLLECTION_SIZES:
+            return [{"name": COLLECTION, "chunks": 60}]
         if query in (Query.HYDRATE_CHUNKS, Query.FD_INPUTS):
             return []  # titles and texts do not rank, nor does FD* unless a search asks for it
         raise AssertionError(f"the replay does not record {query}")
@@ -146,7 +158,7 @@ def test_the_replay_ranks_as_search_does(seed: int, config: Config) -> None:
     replay = Replay("x", "dev", {}, {"q": cached}, {})
     ranked = engine(cached, config)
     assert len(ranked) == 10
-    assert replay.rank("q", config, k=10) == ranked
+    assert [local_id(document) for document in replay.rank("q", config, k=10)] == ranked
 
 
 def test_the_cache_round_trips_through_json() -> None:

@@ -18,21 +18,37 @@ from service.retrieval.types import Mode, PathName, Ranking, SearchOptions
 
 
 def candidates(*rows: tuple[str, str, float]) -> list[dict[str, Any]]:
-    return [{"candidates": [{"chunk_id": c, "document_id": d, "score": s} for c, d, s in rows]}]
+    """A path's row; ids are given within the collection ``notes`` and sent as its keys."""
+    return [
+        {
+            "candidates": [
+                {"chunk_id": f"notes/{c}", "document_id": f"notes/{d}", "score": s}
+                for c, d, s in rows
+            ]
+        }
+    ]
 
 
 class RecordedGraph:
-    """Answers each statement with rows recorded for it, and keeps what was asked."""
+    """Answers each statement with rows recorded for it, and keeps what was asked (but the
+    collections' sizes, which searches share and no search counts)."""
 
     def __init__(self, rows: Mapping[Query, list[dict[str, Any]]]) -> None:
         self.rows, self.asked = rows, list[Query]()
 
     def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> Sequence[Any]:
+        if query is Query.COLLECTION_SIZES:
+            return [{"name": "notes", "chunks": 3}]
         self.asked.append(query)
         if query is Query.HYDRATE_CHUNKS:
             assert parameters is not None
             return [
-                {"chunk_id": c, "title": f"title of {c}", "text": f"text of {c}", "n_tokens": 7}
+                {
+                    "chunk_id": c,
+                    "title": f"title of {c.partition('/')[2]}",
+                    "text": f"text of {c}",
+                    "n_tokens": 7,
+                }
                 for c in parameters["chunk_ids"]
             ]
         return self.rows.get(query, [])
@@ -71,6 +87,7 @@ def test_a_hybrid_search_fuses_cuts_and_hydrates_the_recorded_rows(graph: Record
         result.hits[0].score
     )
     assert result.hits[1].title == "title of c#0" and result.hits[1].rank == 2
+    assert {hit.collection for hit in result.hits} == {"notes"} and result.collections == ["notes"]
     assert result.candidates == {"dense": 3, "bm25": 2}
     assert result.round_trips == len(graph.asked)  # every read counted
     assert result.round_trips <= 5  # entities, dense, bm25, hydrate and the hits' FD*

@@ -1,0 +1,51 @@
+"""Collections as a whole: what each holds, and deleting one with everything in it.
+
+A collection comes into being with its first document (``cypher/load/lock_collection.cypher``)
+and goes with ``delete_collection``; ``service.scope`` has the names and keys, and
+``docs/collections.md`` the whole story.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from service.errors import NotFound
+from service.graph.gateway import Graph
+from service.graph.queries import Query, statements
+from service.scope import collection_name
+
+
+class CollectionInfo(BaseModel):
+    """One collection and what it holds."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    documents: int = Field(description="Documents in the collection.")
+    chunks: int = Field(description="Their chunks.")
+    entities: int = Field(description="Entities its documents mention.")
+    created: datetime | None = None
+
+
+def list_collections(graph: Graph) -> list[CollectionInfo]:
+    """Every collection, by name."""
+    return graph.models(Query.LIST_COLLECTIONS, CollectionInfo)
+
+
+def delete_collection(graph: Graph, name: str) -> CollectionInfo:
+    """Delete the collection ``name`` and everything in it (in batches: a deletion cut short is
+    finished by calling this again); returns what it held.
+
+    Raises:
+        InvalidInput: ``name`` is not a collection name.
+        NotFound: there is no such collection.
+    """
+    name = collection_name(name)
+    held = next((info for info in list_collections(graph) if info.name == name), None)
+    if held is None:
+        raise NotFound(f"No collection named {name!r}.")
+    for statement in statements(Query.DELETE_COLLECTION):
+        graph.run(statement, {"collection": name})
+    return held

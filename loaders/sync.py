@@ -1,0 +1,112 @@
+"""Sync: make a collection mirror a folder. Files new to it are added, changed ones replaced,
+and the documents that came from that folder but whose files are gone are deleted; documents of
+the collection that came from elsewhere are left alone, and a file whose id the collection
+holds from another origin is refused unless the caller asks to replace it (as at ingest).
+
+``plan_sync`` only compares (the ``--dry-run``); ``run_sync`` carries the plan out through the
+``Ingestor``, each batch one transaction, the deletions last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from loaders.ingest import Ingestor, IngestStats, ProgressCallback, Refusal
+from loaders.model import SourceDocument
+from service.graph.gateway import GraphReader
+from service.graph.queries import Query
+from service.scope import collection_name
+
+
+@dataclass(frozen=True)
+class SyncPlan:
+    """What a sync of ``folder_uri`` into ``collection`` would do, by document id."""
+
+    collection: str
+    folder_uri: str
+    add: list[str] = field(default_factory=list)  # not in the collection
+    update: list[str] = field(default_factory=list)  # same origin, content changed
+    unchanged: list[str] = field(default_factory=list)
+    conflicts: list[Refusal] = field(default_factory=list)  # same id from another origin
+    delete: list[str] = field(default_factory=list)  # from this folder, file gone
+    kept: list[str] = field(default_factory=list)  # from elsewhere, not in the folder: left
+
+    def summary(self, *, replace: bool = False) -> str:
+        conflicts = "replaced" if replace else "refused (another origin; --replace replaces)"
+        return (
+            f"{len(self.add)} to add, {len(self.update)} to update, {len(self.delete)} to "
+            f"delete, {len(self.unchanged)} unchanged, {len(self.conflicts)} {conflicts}, "
+            f"{len(self.kept)} from elsewhere kept"
+        )
+
+
+@dataclass(frozen=True)
+class SyncReport:
+    """What a sync did: the plan, the ingest's stats and how many documents it deleted."""
+
+    plan: SyncPlan
+    stats: IngestStats
+    deleted: int
+
+
+def plan_sync(
+    graph: GraphReader,
+    ingestor: Ingestor,
+    documents: Sequence[SourceDocument],
+    folder_uri: str,
+    collection: str,
+    *,
+    replace: bool = False,
+) -> SyncPlan:
+    """Compare the folder's ``documents`` (read from ``folder_uri``) with ``collection``.
+
+    A document of the collection is the folder's when its uri lies under ``folder_uri``; only
+    those are deleted when their id is not among ``documents``.
+
+    Raises:
+        InvalidInput: ``collection`` is not a collection name.
+    """
+    collection = collection_name(collection)
+    stored = {
+        str(row["id"]): (str(row["content_hash"]), str(row["uri"]))
+        for row in graph.read(Query.COLLECTION_DOCUMENTS, {"collection": collection})
+    }
+    plan = SyncPlan(collection=collection, folder_uri=folder_uri)
+    prefix = folder_uri.rstrip("/") + "/"
+    for document in documents:
+        if document.id not in stored:
+            plan.add.append(document.id)
+            continue
+        digest, uri = stored[document.id]
+        if digest == ingestor.content_hash(document):
+            plan.unchanged.append(document.id)
+        elif uri == document.uri or replace:
+            plan.update.append(document.id)
+        else:
+            plan.conflicts.append(Refusal(document.id, document.uri, uri))
+    present = {document.id for document in documents}
+    for id_, (_, uri) in sorted(stored.items()):
+        if id_ in present:
+            continue
+        (plan.delete if uri == folder_uri or uri.startswith(prefix) else plan.kept).append(id_)
+    return plan
+
+
+def run_sync(
+    graph: GraphReader,
+    ingestor: Ingestor,
+    documents: Sequence[SourceDocument],
+    folder_uri: str,
+    collection: str,
+    *,
+    replace: bool = False,
+    on_progress: ProgressCallback | None = None,
+) -> SyncReport:
+    """Carry out ``plan_sync``'s plan: ingest the folder's documents (unchanged ones are skipped
+    and conflicts refused as at any ingest, unless ``replace``), then delete the documents whose
+    files are gone."""
+    plan = plan_sync(graph, ingestor, documents, folder_uri, collection, replace=replace)
+    stats = ingestor.ingest(documents, on_progress, collection=plan.collection, replace=replace)
+    deleted = ingestor.delete(plan.delete, collection=plan.collection) if plan.delete else 0
+    return SyncReport(plan, stats, deleted)

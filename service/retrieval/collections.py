@@ -1,0 +1,76 @@
+"""Which collections a search reads: those it asks for, or every one its caller may read
+(``service.scope.Access``), each of them known to the graph."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Mapping, Sequence
+
+from service.errors import NotFound
+from service.graph.queries import Query
+from service.retrieval.paths import Reader
+from service.retrieval.types import Scope
+from service.scope import Access
+
+# How long the collections and their sizes read for one search serve the next ones: a size only
+# tunes how many hits an index is asked for, and a collection asked for that is not among them
+# makes the next search read them again.
+SIZES_TTL_S = 2.0
+
+
+class CollectionSizes:
+    """The graph's collections and their chunk counts, read at most every ``ttl_s`` seconds."""
+
+    def __init__(self, ttl_s: float = SIZES_TTL_S) -> None:
+        self._ttl_s = ttl_s
+        self._lock = threading.Lock()
+        self._sizes: dict[str, int] = {}
+        self._read_at = -float("inf")
+
+    def get(self, read: Reader, *, fresh: bool = False) -> dict[str, int]:
+        """Collection name → chunks; read again when older than the TTL or ``fresh``. The read
+        is made outside the lock: searches that find the sizes stale at once read them each
+        (a few rows), rather than queue behind one read that may be waiting on a Neo4j that is
+        down (each would then wait out the others' retries)."""
+        with self._lock:
+            if not fresh and time.monotonic() - self._read_at <= self._ttl_s:
+                return dict(self._sizes)
+        rows = read(Query.COLLECTION_SIZES, {})
+        sizes = {str(row["name"]): int(row["chunks"]) for row in rows}
+        with self._lock:
+            self._sizes, self._read_at = sizes, time.monotonic()
+        return dict(sizes)
+
+    def forget(self) -> None:
+        """Read them again at the next search (after a collection was created or deleted)."""
+        with self._lock:
+            self._read_at = -float("inf")
+
+
+def search_scope(
+    sizes: Mapping[str, int], requested: Sequence[str] | None, access: Access
+) -> Scope:
+    """The collections a search reads: ``requested``, or every one ``access`` may read.
+
+    Only a caller that may read everything and asks for nothing in particular searches without
+    a collection filter: a collection created while the search runs is then searched too, which
+    it may read anyway.
+
+    Raises:
+        NotFound: a requested collection does not exist, or ``access`` may not read it (the same
+            answer, so that it tells nothing of collections the caller may not see).
+    """
+    if requested is None:
+        names = access.readable(sizes)
+    else:
+        names = list(dict.fromkeys(requested))
+        for name in names:
+            if name not in sizes or not access.can_read(name):
+                raise NotFound(f"No collection named {name!r}.")
+    return Scope(
+        collections=tuple(names),
+        every=requested is None and access.read is None,
+        chunks=sum(sizes.get(name, 0) for name in names),
+        total_chunks=sum(sizes.values()),
+    )
