@@ -94,19 +94,16 @@ def plan_sync(
 
 
 def run_sync(
-    graph: GraphReader,
     ingestor: Ingestor,
     documents: Sequence[SourceDocument],
-    folder_uri: str,
-    collection: str,
+    plan: SyncPlan,
     *,
     replace: bool = False,
     on_progress: ProgressCallback | None = None,
 ) -> SyncReport:
-    """Carry out ``plan_sync``'s plan: ingest the folder's documents (unchanged ones are skipped
-    and conflicts refused as at any ingest, unless ``replace``), then delete the documents whose
-    files are gone."""
-    plan = plan_sync(graph, ingestor, documents, folder_uri, collection, replace=replace)
+    """Carry out ``plan_sync``'s ``plan`` for the folder's ``documents``: ingest them
+    (unchanged ones are skipped and conflicts refused as at any ingest, unless ``replace``),
+    then delete the documents whose files are gone."""
     stats = ingestor.ingest(documents, on_progress, collection=plan.collection, replace=replace)
     deleted = ingestor.delete(plan.delete, collection=plan.collection) if plan.delete else 0
     return SyncReport(plan, stats, deleted)

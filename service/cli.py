@@ -403,12 +403,10 @@ def sync(
             err.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
         folder_uri = path.resolve().as_uri()
         with open_runtime(settings, schema="apply") as runtime:
-            arguments = (runtime.graph, runtime.ingestor, documents, folder_uri, collection)
-            if dry_run:
-                plan = plan_sync(*arguments, replace=replace)
-            else:
-                report = run_sync(*arguments, replace=replace)
-                plan = report.plan
+            plan = plan_sync(
+                runtime.graph, runtime.ingestor, documents, folder_uri, collection, replace=replace
+            )
+            done = None if dry_run else run_sync(runtime.ingestor, documents, plan, replace=replace)
     for label, ids in (("add", plan.add), ("update", plan.update), ("delete", plan.delete)):
         for id_ in ids:
             console.print(f"  {label:<7} {id_}", markup=False, highlight=False)
@@ -416,7 +414,7 @@ def sync(
         verb = "replace" if replace else "refuse"
         console.print(f"  {verb:<7} {refusal.message(collection)}", soft_wrap=True, markup=False)
     console.print(("Would: " if dry_run else "Sync: ") + plan.summary(replace=replace) + ".")
-    if not dry_run and report.stats.refused:
+    if done is not None and done.stats.refused:
         raise typer.Exit(1)
 
 

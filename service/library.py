@@ -177,12 +177,10 @@ class Library(Searcher):
         """Make ``collection`` mirror the folder ``path`` (``loaders.sync``): add and update its
         files, delete the documents that came from it and whose files are gone. ``dry_run``
         returns the plan and writes nothing."""
-        folder = Path(path)
+        folder, ingestor = Path(path), self.runtime.ingestor
         documents, _ = read_all(self.runtime.settings, folder)
-        arguments = (self.graph, self.runtime.ingestor, documents, _uri(folder), collection)
-        if dry_run:
-            return plan_sync(*arguments, replace=replace)
-        return run_sync(*arguments, replace=replace)
+        plan = plan_sync(self.graph, ingestor, documents, _uri(folder), collection, replace=replace)
+        return plan if dry_run else run_sync(ingestor, documents, plan, replace=replace)
 
     def delete(self, ids: Iterable[str], *, collection: str = DEFAULT_COLLECTION) -> int:
         """Remove documents of ``collection`` by id (with their chunks and the entities nothing

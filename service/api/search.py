@@ -10,8 +10,8 @@ from service.api.deps import AccessDep, RuntimeDep
 from service.api.errors import problems
 from service.api.metrics import observe_search
 from service.api.schemas import EntityOut
-from service.errors import NotFound
 from service.graph.queries import Query as Cypher
+from service.retrieval.collections import search_scope
 from service.retrieval.lucene import fulltext_query
 from service.retrieval.paths import FILTER_OVERFETCH
 from service.retrieval.pipeline import search as run_search
@@ -131,21 +131,15 @@ def entities(
     if lucene is None:
         return []
     known = runtime.search.sizes.get(runtime.graph.read, fresh=True)
-    if collection is None:
-        names = access.readable(known)
-    else:
-        names = list(dict.fromkeys(collection))
-        for name in names:
-            if name not in known or not access.can_read(name):
-                raise NotFound(f"No collection named {name!r}.")
-    if not names:
+    scope = search_scope(known, collection, access)
+    if scope.empty:
         return []
     parameters = {
-        "exact_ids": scoped_all(names, [normalise_entity_id(q)]),
+        "exact_ids": scoped_all(scope.collections, [normalise_entity_id(q)]),
         "query": lucene,
         "k_index": limit * FILTER_OVERFETCH,
         "limit": limit,
-        "collections": None if collection is None and access.read is None else names,
+        "collections": scope.collection_filter,
     }
     found = runtime.graph.models(Cypher.FIND_ENTITIES, EntityOut, parameters)
     return [entity.model_copy(update={"id": local_id(entity.id)}) for entity in found]

@@ -7,6 +7,7 @@ collections."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -251,3 +252,35 @@ def test_searches_read_their_collections_and_say_which(client: TestClient) -> No
     assert missing.status_code == 404 and "nowhere" in missing.json()["detail"]
     bad = client.post("/search", json={"query": "pump", "collections": ["Not A Name"]})
     assert bad.status_code == 422
+
+
+@pytest.mark.slow  # the command loads the real model
+def test_sync_through_the_command_line(
+    clean_graph: Graph, settings: Settings, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from typer.testing import CliRunner
+
+    from service.cli import app
+    from service.graph.driver import neo4j_auth
+
+    wiki = write(tmp_path / "wiki", {"a.md": "# A\n\nAlpha.\n", "b.md": "# B\n\nBeta.\n"})
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
+    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    runner = CliRunner()
+    first = runner.invoke(app, ["sync", str(wiki), "-c", "wiki"], terminal_width=200)
+    assert first.exit_code == 0, first.output
+    assert "Sync: 2 to add, 0 to update, 0 to delete" in first.output
+    (wiki / "b.md").unlink()
+    dry = runner.invoke(app, ["sync", str(wiki), "-c", "wiki", "--dry-run"], terminal_width=200)
+    assert dry.exit_code == 0 and "delete  b.md" in dry.output and "Would: 0 to add" in dry.output
+    assert set(documents(clean_graph, "wiki")) == {"wiki/a.md", "wiki/b.md"}
+    done = runner.invoke(app, ["sync", str(wiki), "-c", "wiki"], terminal_width=200)
+    assert done.exit_code == 0 and set(documents(clean_graph, "wiki")) == {"wiki/a.md"}
+    listed = runner.invoke(app, ["collections", "list"], terminal_width=200)
+    assert "wiki" in listed.output
+    gone = runner.invoke(app, ["collections", "delete", "wiki", "--yes"])
+    assert gone.exit_code == 0 and documents(clean_graph, "wiki") == {}
+    bad = runner.invoke(app, ["sync", str(wiki), "-c", "Not A Name"])
+    # Typer draws usage errors in a box at its own width: read the words, not the lines.
+    said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", bad.output).split())
+    assert bad.exit_code == 2 and "'Not A Name' is not a collection name" in said
