@@ -75,18 +75,26 @@ _ANY_ADDRESS = ("0.0.0.0", "::", "")
 
 
 def browser_settings(settings: Settings) -> dict[str, str]:
-    """Neo4j Browser ready on first login: after connecting it applies the graph's style and
-    plays the guide, both served by the API (``service/api/browser.py``), whose host Browser
-    must be allowed to fetch from (it checks host names only, not ports)."""
+    """Neo4j Browser ready on first login: after connecting it turns off its crash reports and
+    usage statistics (Browser's own settings, set with its ``:config`` command), applies the
+    graph's style and plays the guide, both served by the API (``service/api/browser.py``),
+    whose host Browser must be allowed to fetch from (it checks host names only, not ports)."""
     host = "127.0.0.1" if settings.api_host in _ANY_ADDRESS else settings.api_host
     api = f"http://{host}:{settings.api_port}"
     return {
         "browser.post_connect_cmd": (
+            'config {"allowCrashReports": false, "allowUserStats": false}; '
             f"style {api}/browser/style.grass; play {api}/browser/guide.html"
         ),
         "browser.remote_content_hostname_whitelist": ",".join(
             dict.fromkeys((host, "127.0.0.1", "localhost"))
         ),
+        # No product analytics from Browser, and no banner asking for them (the operations
+        # manual's configuration settings: client.allow_telemetry). Browser reads the setting
+        # through dbms.clientConfig(); the older browser.allow_outgoing_connections is no
+        # setting of 5.26 any more (its strict validation refuses it), and the test of Browser
+        # checks that no request leaves loopback without it.
+        "client.allow_telemetry": "false",
     }
 
 

@@ -17,6 +17,7 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
@@ -39,6 +40,10 @@ pytestmark = pytest.mark.integration
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
+LOOPBACK = {"127.0.0.1", "localhost", "::1"}
+# What Browser 5.24's own page loads from outside, whatever the server's settings.
+PAGE_ASSETS = {"script", "stylesheet", "font"}
+ASSET_HOSTS = {"fonts.googleapis.com", "fonts.gstatic.com", "cdn.segment.com", "canny.io"}
 RUNNABLE = re.compile(r'<pre class="[^"]*\brunnable\b[^"]*">(.*?)</pre>', re.DOTALL)
 
 
@@ -231,6 +236,11 @@ def test_browser_after_login_has_the_style_and_plays_the_guide(
     with sync_api.sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
         page = chromium.new_page(viewport={"width": 1440, "height": 1000})
+        requested: list[tuple[str, str, str]] = []
+        page.on(
+            "request",
+            lambda request: requested.append((request.method, request.resource_type, request.url)),
+        )
         page.goto(local.browser_url)
         page.fill("[data-testid=boltaddress]", local.bolt_uri)
         page.fill("[data-testid=username]", local.settings.neo4j_user)
@@ -253,6 +263,16 @@ def test_browser_after_login_has_the_style_and_plays_the_guide(
         )
         assert "#2F6DB5" in fills
         assert page.locator("svg .node text", has_text="Timeline").count() >= 1
+        # No usage-data consent banner, and no usage data sent: with client.allow_telemetry
+        # off, the only requests that leave this machine are the fonts and scripts Browser
+        # 5.24's page itself loads (Neo4j 5.26 has no setting left that stops those), never
+        # an event sent to the analytics or feedback services they come from.
+        assert page.get_by_text(re.compile("usage data|product analytics", re.I)).count() == 0
+        outside = [r for r in requested if urlsplit(r[2]).hostname not in LOOPBACK]
+        assert all(
+            method == "GET" and kind in PAGE_ASSETS and urlsplit(url).hostname in ASSET_HOSTS
+            for method, kind, url in outside
+        ), [(m, k, urlsplit(u).hostname) for m, k, u in outside]
         page.wait_for_timeout(1500)  # the force layout settles
         shot = artifact("neo4j-browser.png")
         page.screenshot(path=str(shot))

@@ -62,6 +62,7 @@ def test_browser_is_pointed_at_the_api(host: str, expected: str) -> None:
     conf = browser_settings(Settings(_env_file=None, api_host=host, api_port=8123))
     api = f"http://{expected}:8123"
     assert conf["browser.post_connect_cmd"] == (
+        'config {"allowCrashReports": false, "allowUserStats": false}; '
         f"style {api}/browser/style.grass; play {api}/browser/guide.html"
     )
     assert expected in conf["browser.remote_content_hostname_whitelist"].split(",")

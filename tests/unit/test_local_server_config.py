@@ -45,6 +45,9 @@ def test_config_binds_loopback_only_with_auth(tmp_path: Path) -> None:
     assert conf["dbms.security.auth_enabled"] == "true"
     assert conf["server.memory.heap.max_size"] == "3g"
     assert "BROWSER" in conf["server.http_enabled_modules"]
+    # Nothing reported or fetched outside: no usage data from the server or Browser.
+    assert conf["dbms.usage_report.enabled"] == "false"
+    assert conf["client.allow_telemetry"] == "false"
 
 
 def test_generated_password_is_stored_0600_and_reused(tmp_path: Path) -> None:
