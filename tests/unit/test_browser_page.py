@@ -77,7 +77,11 @@ def test_docker_compose_points_browser_at_the_published_api() -> None:
             variable.removeprefix("NEO4J_").replace("__", "\0").replace("_", ".").replace("\0", "_")
         )
 
-    browser = {setting(k): v for k, v in environment.items() if k.startswith(("NEO4J_browser_", "NEO4J_client_"))}
+    browser = {
+        setting(k): v
+        for k, v in environment.items()
+        if k.startswith(("NEO4J_browser_", "NEO4J_client_"))
+    }
     local = browser_settings(Settings(_env_file=None))
     assert browser.keys() == local.keys()
     published = compose["services"]["api"]["ports"][0].rsplit(":", 1)[-1]
