@@ -9,6 +9,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 
 from service.api import audit, browser, collections, documents, graph, health, search, web
+from service.api.docs import install_docs
 from service.api.errors import install_error_handlers
 from service.api.metrics import install_metrics
 from service.api.security import install_security
@@ -49,7 +50,11 @@ def create_app(
         version="0.1.0",
         summary="Hybrid retrieval on Neo4j with multi-signal scoring and hyperlink expansion.",
         lifespan=lifespan,
+        # Served by install_docs, from the package's files rather than a CDN.
+        docs_url=None,
+        redoc_url=None,
     )
+    install_docs(app)
     install_error_handlers(app)
     app.include_router(health.router)
     app.include_router(collections.router)

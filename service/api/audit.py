@@ -195,8 +195,8 @@ def tiers(
         DEFAULT_THRESHOLD
     ),
 ) -> TierAudit:
-    """Tier variance in a collection (the seed's ghost audit): n, mean and SD of FD* per source
-    type, and the SD across the types' means, flagged below ``threshold``."""
+    """Tier variance in a collection (does FD* tell the source tiers apart?): n, mean and SD
+    of FD* per source type, and the SD across the types' means, flagged below ``threshold``."""
     return tier_audit(read_nodes(runtime.graph, readable(access, collection)), threshold)
 
 

@@ -3,6 +3,7 @@ collection (``collection`` in the body or the query; ``default`` when none is gi
 
 from __future__ import annotations
 
+import json
 import posixpath
 from typing import Annotated, Any
 
@@ -15,7 +16,7 @@ from starlette.datastructures import UploadFile
 from loaders.model import SourceDocument
 from loaders.read import detect_format, read_bytes
 from service.api.deps import AccessDep, RuntimeDep, readable, writable
-from service.api.errors import problems
+from service.api.errors import problems, unreadable_json
 from service.api.schemas import (
     VISIBLE_CHARACTER,
     DocumentIn,
@@ -200,8 +201,8 @@ async def add_document(
     201 when it is new to the collection, 200 when it replaced an earlier version or the graph
     already holds exactly this content. A document whose id the collection holds from another
     origin (`uri`) is refused with 409 unless `replace` is true. A document whose text is not
-    UTF-8 or renders to nothing (Markdown or HTML without text) is refused with 400; a body that
-    is neither JSON nor multipart with 415.
+    UTF-8 or renders to nothing (Markdown or HTML without text) is refused with 400, as is a
+    JSON body that is not valid JSON; a body that is neither JSON nor multipart with 415.
     """
     max_bytes = runtime.settings.max_document_bytes
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
@@ -305,9 +306,20 @@ def _invalid(error: ValidationError) -> RequestValidationError:
 
 
 def _from_json(body: bytes, max_bytes: int) -> tuple[SourceDocument, str, bool]:
-    """The document, its collection and whether it may replace another origin's."""
+    """The document, its collection and whether it may replace another origin's. The body is
+    read as FastAPI reads the body of every other route (``json.loads``, then the model), so
+    that a missing body, one that is not JSON and one that does not match the schema get the
+    same answers here as there."""
+    if not body:
+        raise RequestValidationError(
+            [{"type": "missing", "loc": ("body",), "msg": "Field required", "input": None}]
+        )
     try:
-        payload = DocumentIn.model_validate_json(body)
+        data = json.loads(body)
+    except (ValueError, RecursionError) as error:  # not JSON, not UTF-8, nested too deeply
+        raise unreadable_json(error) from None
+    try:
+        payload = DocumentIn.model_validate(data)
     except ValidationError as error:
         raise _invalid(error) from error
     document = read_bytes(

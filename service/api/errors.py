@@ -2,10 +2,12 @@
 
 Every error body is ``application/problem+json``: ``type`` (a URI naming the kind of problem),
 ``title`` (the same for every problem of that type), ``status``, ``detail`` (this occurrence)
-and, for a request that does not match the schema (422), ``errors``: each offending field.
+and, for a request that does not match the schema (422), ``errors``: each offending field, in
+the words of the request (a string's length in characters, whatever pydantic's own wording).
 anchorgraph's own errors (``service.errors``) get a ``urn:anchorgraph:problem:…`` type; FastAPI's
-(a malformed body, an unknown route, a method a route does not have) get ``about:blank`` with
-the status's reason phrase as title, as RFC 9457 §4.2.1 asks.
+(an unknown route, a method a route does not have) get ``about:blank`` with the status's reason
+phrase as title, as RFC 9457 §4.2.1 asks. A body that is not JSON is ``invalid-input`` (400) on
+every route, whichever parser met it (``unreadable_json``).
 
 The OpenAPI document says the same: ``install_error_handlers`` also rewrites it so that every
 error status an operation declares (``problems(404, 503)``) is a ``ProblemDetails`` body.
@@ -14,6 +16,7 @@ error status an operation declares (``problems(404, 503)``) is a ``ProblemDetail
 from __future__ import annotations
 
 import http
+import json
 import logging
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +42,7 @@ from service.errors import (
     NotFound,
     UnsupportedFormat,
 )
+from service.retrieval.types import BLANK_TEXT, VISIBLE_CHARACTER
 
 log = logging.getLogger(__name__)
 
@@ -154,6 +158,39 @@ def problem_response(
     )
 
 
+# --- a body that is not JSON ----------------------------------------------------------------------
+def unreadable_json(error: ValueError | RecursionError) -> InvalidInput:
+    """The answer to a request body that cannot be read as JSON (the error of ``json.loads``,
+    which FastAPI's routes and ``POST /documents`` both use): a 400 ``invalid-input`` in the same
+    words on every route. Not a 422: no field of the schema is at fault, the body is no JSON."""
+    if isinstance(error, json.JSONDecodeError):
+        return InvalidInput(
+            f"The request body is not valid JSON: {error.msg} "
+            f"(line {error.lineno}, column {error.colno})."
+        )
+    if isinstance(error, UnicodeDecodeError):
+        byte = error.object[error.start : error.start + 1].hex()
+        return InvalidInput(
+            f"The request body is not valid JSON: it is not UTF-8 (byte 0x{byte} at offset "
+            f"{error.start})."
+        )
+    if isinstance(error, RecursionError):
+        return InvalidInput("The request body cannot be read as JSON: it nests too deeply.")
+    return InvalidInput(f"The request body is not valid JSON: {error}.")
+
+
+def _json_syntax_error(error: RequestValidationError) -> ValueError | None:
+    """The parser's error, when FastAPI could not parse a route's JSON body (its one
+    ``json_invalid`` entry, raised from the ``json.JSONDecodeError``)."""
+    entries = error.errors()
+    if len(entries) != 1 or entries[0]["type"] != "json_invalid":
+        return None
+    cause = error.__cause__
+    if isinstance(cause, ValueError):
+        return cause
+    return ValueError(str((entries[0].get("ctx") or {}).get("error", entries[0]["msg"])))
+
+
 # --- handlers -------------------------------------------------------------------------------------
 async def _anchorgraph_error(_: Request, error: Exception) -> Response:
     assert isinstance(error, AnchorgraphError)
@@ -166,7 +203,31 @@ async def _anchorgraph_error(_: Request, error: Exception) -> Response:
 
 def _issue(error: Mapping[str, Any]) -> ValidationIssue:
     loc = [part if isinstance(part, int) else _printable(str(part)) for part in error["loc"]]
-    return ValidationIssue(loc=loc, msg=_printable(str(error["msg"])), type=str(error["type"]))
+    kind, msg = _in_words(error)
+    return ValidationIssue(loc=loc, msg=_printable(msg), type=kind)
+
+
+def _in_words(error: Mapping[str, Any]) -> tuple[str, str]:
+    """Pydantic's type and message of an error, said as the request has it.
+
+    A length bound that follows a validator (``Annotated[Text, StringConstraints(...)]``) is
+    checked by pydantic as a generic one, "Value should have at most 4096 items after
+    validation": for a string it is a number of characters, as pydantic says of bounds it checks
+    on the string itself. A text without a visible character (``VISIBLE_CHARACTER`` as a
+    pattern) is said in words, as ``HasVisibleCharacter`` says it, not by quoting the pattern.
+    """
+    kind, msg = str(error["type"]), str(error["msg"])
+    context = error.get("ctx") or {}
+    if kind in {"too_long", "too_short"} and isinstance(error.get("input"), str):
+        most = kind == "too_long"
+        bound = context.get("max_length" if most else "min_length")
+        if isinstance(bound, int):
+            plural = "" if bound == 1 else "s"
+            side = "at most" if most else "at least"
+            return f"string_{kind}", f"String should have {side} {bound} character{plural}"
+    if kind == "string_pattern_mismatch" and context.get("pattern") == VISIBLE_CHARACTER:
+        return "string_blank", BLANK_TEXT
+    return kind, msg
 
 
 def describe_issues(issues: Sequence[ValidationIssue]) -> str:
@@ -176,10 +237,13 @@ def describe_issues(issues: Sequence[ValidationIssue]) -> str:
     return "; ".join(shown) + more
 
 
-async def _validation_error(_: Request, error: Exception) -> Response:
+async def _validation_error(request: Request, error: Exception) -> Response:
     # Pydantic's own entries also carry the input and its context; they are left out, so that
     # an answer never echoes a request's megabyte (or a secret in it).
     assert isinstance(error, RequestValidationError)
+    unparsed = _json_syntax_error(error)
+    if unparsed is not None:
+        return await _anchorgraph_error(request, unreadable_json(unparsed))
     issues = [_issue(entry) for entry in error.errors()]
     return problem_response(
         VALIDATION_ERROR.status,
@@ -192,6 +256,11 @@ async def _validation_error(_: Request, error: Exception) -> Response:
 
 async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
+    cause = error.__cause__
+    if error.status_code == 400 and isinstance(cause, UnicodeDecodeError | RecursionError):
+        # FastAPI's "There was an error parsing the body": a JSON body that is not UTF-8 (or
+        # nests too deeply for Python's parser).
+        return await _anchorgraph_error(request, unreadable_json(cause))
     headers = dict(error.headers or {})
     if error.status_code == 405:
         # Starlette names the methods of the first route whose path matched; a path served by
@@ -243,7 +312,8 @@ def install_error_handlers(app: FastAPI) -> None:
 
 # --- the OpenAPI document -------------------------------------------------------------------------
 _DESCRIPTIONS: dict[int, str] = {
-    400: "Invalid input: a body that is not JSON or UTF-8, or a document with no text.",
+    400: "Invalid input: a request body that is not valid JSON (or not UTF-8), or a document "
+    "with no text.",
     403: "The key may read this collection but not write it.",
     404: "No such collection, document, chunk or route (or none this key may see).",
     409: "The document would replace one from another origin; send replace: true to allow it.",
@@ -254,7 +324,10 @@ _DESCRIPTIONS: dict[int, str] = {
     503: "Neo4j is unavailable, or an index is not ready.",
 }
 _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
-    400: (INVALID_INPUT, "notes/a.md: the document has no text."),
+    400: (
+        INVALID_INPUT,
+        "The request body is not valid JSON: Expecting ',' delimiter (line 1, column 18).",
+    ),
     403: (FORBIDDEN, "This key may read collection 'wiki' but not write it."),
     404: (NOT_FOUND, "No document with id 'notes/missing.md' in collection 'default'."),
     409: (

@@ -8,7 +8,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
-from service.retrieval.types import UTF8, Text
+from service.retrieval.types import UTF8, VISIBLE, Text
+from service.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
 from service.scope import DEFAULT_COLLECTION, CollectionName
 
 CollectionField = Field(
@@ -57,9 +58,6 @@ class HealthResponse(BaseModel):
 
 
 # --- documents ------------------------------------------------------------------------------------
-# A character that is neither whitespace (as Python's str.strip and JSON Schema's \s see it) nor
-# invisible (what text normalisation removes): an id or a text must hold one to mean anything.
-VISIBLE_CHARACTER = r"[^\s\x1c-\x1f\x85\u00ad\u180e\u200b-\u200d\u2060\ufeff]"
 # An id is a path segment of /documents/{id}: it holds no "%", so that it can never be taken for
 # a percent-escape (clients that unquote before they quote, as schemathesis does, would).
 DOCUMENT_ID = r"^[^%]*[^%\s\x1c-\x1f\x85\u00ad\u180e\u200b-\u200d\u2060\ufeff][^%]*$"
@@ -107,7 +105,7 @@ class DocumentIn(BaseModel):
     )
     collection: CollectionName = CollectionField
     replace: bool = ReplaceField
-    text: Annotated[str, StringConstraints(pattern=VISIBLE_CHARACTER), UTF8] = Field(
+    text: Annotated[str, VISIBLE, UTF8] = Field(
         description="The content, at most max_document_bytes in UTF-8 (else 413)."
     )
     format: Literal["text", "markdown", "html"] = "text"

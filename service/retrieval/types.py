@@ -7,6 +7,8 @@
 from __future__ import annotations
 
 import numbers
+import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Annotated, Any, Literal
@@ -17,12 +19,15 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    GetCoreSchemaHandler,
+    GetJsonSchemaHandler,
     StringConstraints,
     ValidationInfo,
     field_validator,
     model_validator,
 )
-from pydantic_core import PydanticCustomError
+from pydantic.json_schema import JsonSchemaValue
+from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from service.factual_density import LengthBin
 from service.retrieval.fusion import Fusion
@@ -129,6 +134,64 @@ Flag = Annotated[bool, Field(strict=True)]
 UTF8 = AfterValidator(_valid_unicode)
 Text = Annotated[str, UTF8]
 ShortText = Annotated[Text, StringConstraints(max_length=512)]
+
+# A character that is neither whitespace (as Python's str.strip and JSON Schema's \s see it) nor
+# invisible (what text normalisation removes): a query, an id or a text must hold one to mean
+# anything.
+VISIBLE_CHARACTER = r"[^\s\x1c-\x1f\x85\u00ad\u180e\u200b-\u200d\u2060\ufeff]"
+_VISIBLE = re.compile(VISIBLE_CHARACTER)
+BLANK_TEXT = "String should hold a visible character, not only whitespace"
+
+
+EMPTY_PATHS = (
+    "List should name at least one path: an empty list fuses nothing (leave paths out, or "
+    "send null, to fuse every path of the level)"
+)
+
+
+class Rule:
+    """In ``Annotated[...]``: a rule checked in Python after the type's own checks, which
+    refuses in words of its own, and the JSON Schema keywords that say the same rule, so that
+    the REST schema and the MCP tool's (both made from the type) publish what is checked."""
+
+    def __init__(self, check: Callable[[Any], Any], **keywords: Any) -> None:
+        self.check = check
+        self.keywords = keywords
+
+    def __get_pydantic_core_schema__(
+        self, source: Any, handler: GetCoreSchemaHandler
+    ) -> CoreSchema:
+        return core_schema.no_info_after_validator_function(self.check, handler(source))
+
+    def __get_pydantic_json_schema__(
+        self, schema: CoreSchema, handler: GetJsonSchemaHandler
+    ) -> JsonSchemaValue:
+        return {**handler(schema), **self.keywords}
+
+
+def _visible(text: str) -> str:
+    if _VISIBLE.search(text) is None:
+        raise PydanticCustomError("string_blank", BLANK_TEXT)
+    return text
+
+
+def _some_path(paths: list[PathName]) -> list[PathName]:
+    # Left out (or null) means every path; an empty list would silently be taken for that too.
+    if not paths:
+        raise PydanticCustomError("paths_empty", EMPTY_PATHS)
+    return paths
+
+
+# The text holds a VISIBLE_CHARACTER: checked with Python's re, as JSON Schema validators (and
+# schemathesis) read the pattern, and refused in words (BLANK_TEXT) rather than by quoting it.
+VISIBLE = Rule(_visible, pattern=VISIBLE_CHARACTER)
+# What a search looks for: at most 4096 characters, at least one of them visible (whitespace
+# alone would rank every chunk on nothing).
+QueryText = Annotated[str, StringConstraints(min_length=1, max_length=4096), VISIBLE, UTF8]
+# The paths a hybrid or multisignal search fuses, when given: at least one.
+PathList = Annotated[list[PathName], Rule(_some_path, minItems=1)]
+
+
 # Upper bound of every fusion weight: the defaults are below 1, and with at most a handful of
 # lists fused, scores stay far from float overflow.
 MAX_WEIGHT = 100.0
@@ -167,7 +230,7 @@ class Filters(BaseModel):
 
 
 class SignalWeightsIn(BaseModel):
-    """Multi-signal weights (seed 002: 0.25 / 0.30 / 0.20 / 0.15 / 0.10)."""
+    """Multi-signal weights (docs/design.md §2; defaults 0.25 / 0.30 / 0.20 / 0.15 / 0.10)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -208,7 +271,6 @@ _FEEDBACK_NEEDS_A_DENSE_PATH: dict[str, Any] = {
                     "paths": {
                         "anyOf": [
                             {"type": "null"},
-                            {"maxItems": 0},
                             {"contains": {"enum": sorted(DENSE_PATH_NAMES)}},
                         ]
                     },
@@ -251,7 +313,7 @@ class SearchOptions(BaseModel):
         json_schema_extra=_document_request,
     )
 
-    query: Annotated[Text, StringConstraints(min_length=1, max_length=4096)]
+    query: QueryText
     collections: list[CollectionName] | None = Field(
         default=None,
         min_length=1,
@@ -270,8 +332,9 @@ class SearchOptions(BaseModel):
         description="Candidates fetched per path, at least k: a smaller value (the default 100 "
         "too) is raised to k.",
     )
-    paths: list[PathName] | None = Field(
-        default=None, description="Paths fused in hybrid and multisignal modes; default: all."
+    paths: PathList | None = Field(
+        default=None,
+        description="Paths fused in hybrid and multisignal modes, at least one; default: all.",
     )
     normalisation: Normalisation = Normalisation.L2
     fusion: Fusion = Fusion.WEIGHTED_SUM
@@ -303,15 +366,15 @@ class SearchOptions(BaseModel):
 
     fd_rerank: Flag = Field(
         False,
-        description="FD*-optimised rerank (seed 000): the top fd_pool hits scored again as "
-        "(1 - fd_lambda) x score + fd_lambda x FD*_rescaled; the hits below them keep their "
-        "order at (1 - fd_lambda) x score. With mode 'dense' this is the seed's condition C.",
+        description="FD* rerank (factual density, docs/design.md §3): the top fd_pool hits "
+        "scored again as (1 - fd_lambda) x score + fd_lambda x FD*_rescaled; the hits below them "
+        "keep their order at (1 - fd_lambda) x score. With mode 'dense' the score is the cosine.",
     )
     fd_lambda: Number = Field(
         DEFAULT_FD_LAMBDA,
         ge=0,
         le=1,
-        description="λ of the FD* rerank (the seed's 0.5 cost 0.05 to 0.19 NDCG@10 here).",
+        description="λ of the FD* rerank (0.5 cost 0.05 to 0.19 NDCG@10: docs/benchmarks.md).",
     )
     fd_pool: Integer = Field(20, ge=1, le=1000, description="Hits the FD* rerank scores again.")
     fd_weight: Number = Field(
@@ -522,6 +585,9 @@ class AnalyzedQuery(EmbeddedQuery):
 
     identifiers: list[str]  # identifier candidates that are entities of the graph
     entities: list[DetectedEntity]
+    # Each of `identifiers` → the text of the query that named it ("AG-2048" named the entity
+    # "aerograph ag-2048" through an alias).
+    identifiers_as_written: dict[str, str] = field(default_factory=dict)
 
     @property
     def exact_entity_ids(self) -> list[str]:
@@ -594,7 +660,7 @@ class FdScore(BaseModel):
     a_source: float = Field(description="The source type's authority (1.0 unless set).")
     a_max: float = Field(1.0, description="The largest authority in the graph (at least 1).")
     z: float | None = Field(None, description="(fd_raw − μ) / σ in the bin; None: no bin.")
-    fd_star: float | None = Field(description="z × a_source (seed 000's FD*); None: no bin.")
+    fd_star: float | None = Field(description="FD* = z × a_source; None: no bin.")
     rescaled: float = Field(
         description="FD*_rescaled = Φ(z) × a_source / a_max in [0, 1] (Φ(z) = 0.5 without a bin)."
     )
@@ -740,6 +806,11 @@ class SearchResult(BaseModel):
     hits: list[Hit]
     entities: list[DetectedEntity]
     identifiers: list[str]
+    identifiers_as_written: dict[str, str] = Field(
+        default_factory=dict,
+        description="Each of `identifiers` as the query wrote it, for showing: the entity's id "
+        '→ the query\'s text ("aerograph ag-2048" → "AG-2048", named through an alias).',
+    )
     candidates: dict[str, int] = Field(description="Candidates each path returned.")
     feedback_documents: list[str] = Field(
         default_factory=list,

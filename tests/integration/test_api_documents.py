@@ -96,7 +96,7 @@ def test_file_upload(client: TestClient) -> None:
         ({"files": {"file": ("a.txt", b"hi")}, "data": {"format": "pdf"}}, 422, "validation-error"),
         ({"files": {"other": ("a.txt", b"hello", "text/plain")}}, 400, "invalid-input"),
         ({"content": b"{not json", "headers": {"content-type": "application/json"}},
-         422, "validation-error"),
+         400, "invalid-input"),
     ],
     ids=["invalid-utf8", "blank", "renders-empty", "oversize", "unknown-format", "csv-body",
          "no-id", "percent-id", "extra-field", "bad-format", "bad-upload-format", "no-file-part",

@@ -7,18 +7,18 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from typing import Any
+from typing import Annotated, Any
 
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from jsonschema import Draft202012Validator
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from service.api.errors import PROBLEM_JSON, install_error_handlers
 from service.app import create_app
 from service.errors import GraphUnavailable, LocalServerError
-from service.retrieval.types import SearchOptions
+from service.retrieval.types import VISIBLE_CHARACTER, SearchOptions, Text
 from service.settings import Settings
 
 ERROR_TYPES = {
@@ -128,6 +128,30 @@ def test_every_operation_has_examples_that_match_its_schemas(openapi: dict[str, 
                 assert parameter["schema"].get("examples"), (method, path, parameter["name"])
 
 
+def test_a_body_that_is_not_json_is_documented_as_such_where_a_body_is_json(
+    openapi: dict[str, Any],
+) -> None:
+    """Every operation that takes a JSON body says what one that is not JSON gets: 400
+    invalid-input (before: its example was a document without text, on /search too)."""
+    json_bodies = [
+        (method, path, operation)
+        for method, path, operation in operations(openapi)
+        if "application/json" in operation.get("requestBody", {}).get("content", {})
+    ]
+    assert {f"{method} {path}" for method, path, _ in json_bodies} == {
+        "POST /documents",
+        "POST /search",
+        "POST /audit/coverage",
+    }
+    for method, path, operation in json_bodies:
+        bad_request = operation["responses"]["400"]
+        assert "not valid JSON" in bad_request["description"], (method, path)
+        example = bad_request["content"][PROBLEM_JSON]["example"]
+        assert example["type"] == "urn:anchorgraph:problem:invalid-input"
+        assert example["detail"].startswith("The request body is not valid JSON: ")
+        assert "JSON" not in operation["responses"]["422"]["description"]
+
+
 def test_documents_post_body_resolves_and_offers_json_and_multipart(
     openapi: dict[str, Any],
 ) -> None:
@@ -212,6 +236,24 @@ def test_search_numbers_are_numbers_bounded_and_text_is_unicode(
         assert not search_schema_validator(openapi).is_valid(request)  # and the schema says so
 
 
+def test_the_schema_and_the_model_refuse_a_blank_query_and_an_empty_list_of_paths(
+    openapi: dict[str, Any],
+) -> None:
+    """Before: both accepted the first three."""
+    schema = search_schema_validator(openapi)
+    for body, valid in [
+        ({"query": "  "}, False),
+        ({"query": "\u200b\n"}, False),
+        ({"query": "q", "paths": []}, False),
+        ({"query": ""}, False),
+        ({"query": "x" * 4097}, False),
+        ({"query": " q "}, True),
+        ({"query": "x" * 4096, "paths": ["bm25"]}, True),
+    ]:
+        assert pydantic_accepts(SearchOptions, body) is valid, body
+        assert schema.is_valid(body) is valid, body
+
+
 def test_integral_floats_are_integers_as_json_schema_has_it() -> None:
     assert SearchOptions.model_validate({"query": "q", "k": 20.0, "rrf_k": 60.0}).k == 20
 
@@ -236,6 +278,16 @@ class Body(BaseModel):
     k: int
 
 
+class Labelled(BaseModel):
+    """Bounds as the API's models place them: after a validator (``Text``), on the string
+    itself, a visible character as a pattern, and a list's."""
+
+    label: Annotated[Text, StringConstraints(min_length=2, max_length=5)] = "ab"
+    name: Annotated[str, StringConstraints(max_length=3)] = ""
+    note: Annotated[str, StringConstraints(pattern=VISIBLE_CHARACTER)] = "n"
+    tags: list[int] = Field(default_factory=list, max_length=2)
+
+
 @pytest.fixture(scope="module")
 def bare() -> TestClient:
     app = FastAPI()
@@ -248,6 +300,10 @@ def bare() -> TestClient:
     @app.post("/thing")
     def post_thing(body: Body) -> dict[str, int]:
         return {"k": body.k}
+
+    @app.post("/labelled")
+    def post_labelled(body: Labelled) -> dict[str, str]:
+        return {"label": body.label}
 
     @app.get("/unmapped")
     def unmapped() -> None:
@@ -281,9 +337,46 @@ def test_validation_errors_name_each_field_without_echoing_input(bare: TestClien
     assert response.status_code == 422 and body["type"].endswith("validation-error")
     assert body["errors"][0]["loc"] == ["body", "k"]
     assert secret not in response.text
-    # A body that is not JSON at all: FastAPI's own error, in the same shape.
-    broken = bare.post("/thing", content=b"{", headers={"content-type": "application/json"})
-    assert problem(broken)["errors"][0]["type"] == "json_invalid"
+
+
+@pytest.mark.parametrize(
+    ("content", "detail"),
+    [
+        (b"{", "Expecting property name enclosed in double quotes (line 1, column 2)."),
+        (b'{"k": 1,\n "k": }', "Expecting value (line 2, column 7)."),
+        (b'{"k": "caf\xe9"}', "it is not UTF-8 (byte 0xe9 at offset 10)."),
+    ],
+)
+def test_a_body_that_is_not_json_is_invalid_input(
+    bare: TestClient, content: bytes, detail: str
+) -> None:
+    """Not a 422 naming a field (``body.1: JSON decode error``), nor an ``about:blank`` 400: the
+    body is no JSON at all, which the OpenAPI document calls invalid input."""
+    response = bare.post("/thing", content=content, headers={"content-type": "application/json"})
+    body = problem(response)
+    assert response.status_code == 400 and body["type"] == "urn:anchorgraph:problem:invalid-input"
+    assert body["detail"] == f"The request body is not valid JSON: {detail}"
+    assert "errors" not in body
+
+
+def test_validation_errors_are_said_in_the_words_of_the_request(bare: TestClient) -> None:
+    """A string's bound is in characters wherever pydantic checks it (before: "Value should
+    have at most 5 items after validation" when it follows a validator), a blank text is
+    said in words (before: the pattern); a list's bound stays in items."""
+    cases = [
+        ("label", "x" * 6, "string_too_long", "String should have at most 5 characters"),
+        ("label", "x", "string_too_short", "String should have at least 2 characters"),
+        ("note", " \t\u200b", "string_blank", "String should hold a visible character, not "
+         "only whitespace"),
+        ("name", "x" * 4, "string_too_long", "String should have at most 3 characters"),
+        ("tags", [1, 2, 3], "too_long", "List should have at most 2 items after validation, not 3"),
+    ]  # fmt: skip
+    for field, value, kind, msg in cases:
+        response = bare.post("/labelled", json={field: value})
+        body = problem(response)
+        assert response.status_code == 422
+        assert body["errors"] == [{"loc": ["body", field], "msg": msg, "type": kind}]
+        assert body["detail"] == f"body.{field}: {msg}"
 
 
 def test_a_lone_surrogate_in_a_json_body_is_refused_whole(bare: TestClient) -> None:

@@ -1,8 +1,13 @@
-"""What a search request resolves to: paths and weights per level."""
+"""What a search request resolves to: paths and weights per level; and which requests the model
+refuses, in which words, with a JSON schema that says the same."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
+from jsonschema import Draft202012Validator
+from pydantic import ValidationError
 
 from service.retrieval.types import DOCUMENT_PATHS, Mode, PathName, SearchOptions
 
@@ -51,3 +56,44 @@ def test_feedback_needs_a_dense_path() -> None:
     with pytest.raises(ValueError, match="no dense or doc_dense path"):
         SearchOptions(query="q", paths=[PathName.BM25, PathName.TFIDF], feedback=2)
     assert SearchOptions(query="q", mode=Mode.DENSE, feedback=2).feedback_documents() == 2
+
+
+# --- what the model refuses, and the schema with it --------------------------------------------
+def refusal(**options: Any) -> dict[str, Any]:
+    """The one error of a request the model refuses, and the JSON schema refusing it too."""
+    with pytest.raises(ValidationError) as raised:
+        SearchOptions.model_validate(options)
+    (error,) = raised.value.errors()
+    schema = Draft202012Validator(SearchOptions.model_json_schema())
+    assert not schema.is_valid(options), options
+    return dict(error)
+
+
+def test_a_query_needs_a_visible_character() -> None:
+    """Whitespace and invisible characters alone rank every chunk on nothing (before: accepted).
+    A query with a visible character is kept as sent."""
+    for blank in (" ", "\t\n\r ", "\u00a0\u3000\u2028", "\u200b\u2060\ufeff\u00ad", "\x1c\x85"):
+        error = refusal(query=blank)
+        assert (error["type"], error["loc"]) == ("string_blank", ("query",)), blank
+        assert error["msg"] == "String should hold a visible character, not only whitespace"
+    for query in ("q", "  padded  ", "\u200bzero-width first", "é", "?"):
+        assert SearchOptions(query=query).query == query
+
+
+def test_the_query_bounds_are_counted_in_characters() -> None:
+    """Before: "Value should have at most 4096 items after validation, not 21000"."""
+    too_long = refusal(query="x" * 21_000)
+    assert too_long["type"] == "string_too_long"
+    assert too_long["msg"] == "String should have at most 4096 characters"
+    assert SearchOptions(query="x" * 4096).query
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_an_empty_list_of_paths_is_refused_with_the_reason(mode: Mode) -> None:
+    """Before: accepted, and every path ran as if the list had been left out."""
+    error = refusal(query="q", mode=mode, paths=[])
+    assert (error["type"], error["loc"]) == ("paths_empty", ("paths",))
+    assert "at least one path" in error["msg"] and "leave paths out" in error["msg"]
+    # Left out, or null, is every path of the level.
+    assert SearchOptions(query="q", mode=mode).active_paths()
+    assert SearchOptions(query="q", mode=mode, paths=None).active_paths()
