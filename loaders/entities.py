@@ -4,11 +4,16 @@ Every entity is known by a normalised id (:func:`normalise_entity_id`), with gaz
 resolved to their canonical name, so "MAC", "Mac" and "Museu de Arte Contemporânea" (when the
 gazetteer declares the alias) all meet at one entity node.
 
+spaCy's small model takes many capitalised words for names; of its spans only names are kept
+(:func:`as_names`: not headings such as "Installation", not common words that start a line
+such as "Firmware", not dates), judged by how the whole document writes each word.
+
 spaCy is imported on first use, not on import: loading a pipeline takes seconds.
 """
 
 from __future__ import annotations
 
+import enum
 import hashlib
 import json
 import logging
@@ -32,7 +37,7 @@ from service.text.normalise import normalise_text
 if TYPE_CHECKING:
     from spacy.language import Language
     from spacy.pipeline import EntityRuler
-    from spacy.tokens import Doc, Token
+    from spacy.tokens import Doc, Span, Token
 
 logger = logging.getLogger(__name__)
 
@@ -40,8 +45,25 @@ logger = logging.getLogger(__name__)
 NER_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "NORP", "FAC"}
 )
-# Bump when the identifier patterns or the triple rules change: it is part of `signature`.
-_RULES_VERSION = "1"
+# Bump when the identifier patterns, the rules below or the triple rules change: it is part of
+# `signature`. 2: spaCy's spans that are no names are dropped (`as_names`).
+_RULES_VERSION = "2"
+# Words spaCy's small model sometimes labels EVENT or ORG in a date ("9 February 1987").
+_CALENDAR_WORDS = frozenset(
+    {
+        "january", "february", "march", "april", "may", "june", "july", "august", "september",
+        "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
+        "friday", "saturday", "sunday",
+    }
+)  # fmt: skip
+# Lower-case words that open a span without belonging to the name ("the Tietê River").
+_LEADING_DETERMINERS = frozenset({"the", "a", "an"})
+# Skipped when looking for what comes before a word: opening quotes and brackets, list bullets.
+_OPENING_PUNCTUATION = frozenset({'"', "'", "“", "‘", "«", "(", "[", "-", "•", "*"})
+# After these a word starts a clause (and is capitalised whatever it is).
+_CLAUSE_ENDS = frozenset({".", "!", "?", "…", ":", ";", "—", "–"})
+_SENTENCE_ENDS = frozenset({".", "!", "?", "…"})
+_CLOSING_PUNCTUATION = frozenset({'"', "'", "”", "’", "»", ")", "]"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
 _DIRECT_OBJECTS = frozenset({"dobj", "attr"})
 _PREPOSITIONS = frozenset({"prep", "agent"})
@@ -110,8 +132,9 @@ def _gazetteer_entry(item: object, where: str) -> GazetteerEntry:
 class EntityExtractor:
     """Finds entities (and, with a dependency parser, triples) in chunks.
 
-    Sources, merged per chunk: spaCy NER (labels in :data:`NER_LABELS`), the gazetteer through an
-    EntityRuler (case-insensitive, names and aliases), and :func:`find_identifiers`. Without the
+    Sources, merged per chunk: spaCy NER (labels in :data:`NER_LABELS`, names only:
+    :func:`as_names`), the gazetteer through an EntityRuler (case-insensitive, names and
+    aliases), and :func:`find_identifiers`. Without the
     spaCy model the extractor still works with a blank English pipeline: gazetteer and
     identifiers only, and no triples.
     """
@@ -212,9 +235,7 @@ class EntityExtractor:
         parse = self.has_parser
         per_chunk: list[list[Found]] = []
         relations: list[tuple[str, str, str, str]] = []  # subject, predicate, object, chunk id
-        docs = self._nlp.pipe((chunk.text for chunk in chunks), batch_size=self._batch_size)
-        for chunk, doc in zip(chunks, docs, strict=True):
-            found = self._found(doc)
+        for chunk, (doc, found) in zip(chunks, self._parsed(chunks), strict=True):
             per_chunk.append(found)
             if parse:
                 relations += [(*r, chunk.id) for r in dict.fromkeys(_relations(doc, found))]
@@ -243,20 +264,45 @@ class EntityExtractor:
         ]
         return mentions, triples
 
+    def occurrences(self, chunks: Sequence[Chunk]) -> list[list[Found]]:
+        """Every entity occurrence in each chunk, as :meth:`extract` finds them before it counts
+        them: where, the text as written, the label and the entity id (for evaluation,
+        ``benchmarks/entity_precision.py``)."""
+        return [found for _, found in self._parsed(chunks)]
+
+    def _parsed(self, chunks: Sequence[Chunk]) -> Iterator[tuple[Doc, list[Found]]]:
+        """Each chunk parsed, with its entities. Whether a capitalised word is a name is judged
+        on how its whole document writes it: every chunk of that document in this call
+        (ingestion passes whole documents)."""
+        docs = list(self._nlp.pipe((chunk.text for chunk in chunks), batch_size=self._batch_size))
+        of_document: dict[str, list[Doc]] = {}
+        for chunk, doc in zip(chunks, docs, strict=True):
+            of_document.setdefault(chunk.document_id, []).append(doc)
+        casing = {document: Casing.of(parsed) for document, parsed in of_document.items()}
+        for chunk, doc in zip(chunks, docs, strict=True):
+            yield doc, self._found(doc, casing[chunk.document_id])
+
     def entity_id(self, surface: str) -> str:
         """The id a surface form resolves to: normalised, with gazetteer aliases followed."""
         key = normalise_entity_id(surface)
         return self._aliases.get(key, key)
 
-    def _found(self, doc: Doc) -> list[Found]:
-        """Entities of one chunk: spaCy's spans, then identifiers spaCy did not already cover."""
+    def _found(self, doc: Doc, casing: Casing) -> list[Found]:
+        """Entities of one chunk: gazetteer matches, spaCy's spans that are names
+        (:func:`as_names`, judged by the ``casing`` of the chunk's document), then identifiers
+        neither already covered."""
         found = []
         for span in doc.ents:
-            # The EntityRuler marks gazetteer matches with the canonical id.
-            if span.ent_id_ or span.label_ in NER_LABELS:
-                entity_id = span.ent_id_ or self.entity_id(span.text)
+            if span.ent_id_:  # the EntityRuler marks gazetteer matches with the canonical id
+                names = [span]
+            elif span.label_ in NER_LABELS:
+                names = as_names(span, casing)
+            else:
+                continue
+            for named in names:
+                entity_id = span.ent_id_ or self.entity_id(named.text)
                 found.append(
-                    Found(span.start_char, span.end_char, span.text, span.label_, entity_id)
+                    Found(named.start_char, named.end_char, named.text, span.label_, entity_id)
                 )
         for identifier in identifier_spans(doc.text):
             entity_id = self.entity_id(identifier.surface)
@@ -284,6 +330,170 @@ class EntityExtractor:
                 types[entity_id] = labels[entity_id].most_common(1)[0][0]
                 aliases[entity_id] = tuple(s for s in counts if s != names[entity_id])
         return names, types, aliases
+
+
+# --- Which of spaCy's spans are names ------------------------------------------------------------
+
+
+class _Position(enum.Enum):
+    """Where a word stands, as far as its capital letter tells anything."""
+
+    LINE_START = "line start"  # a heading, list item, table cell or paragraph: always capitalised
+    CLAUSE_START = "clause start"  # a sentence inside a paragraph, or after a colon or dash
+    INSIDE = "inside"  # a capital here is the writer's choice
+
+
+def _position(token: Token) -> _Position:
+    """Where ``token`` stands in its text (opening quotes, brackets and list bullets before it
+    are skipped). The first word of a text is a clause start when its line is a sentence (the
+    tagger reads "Globex was acquired" and "Crates are stacked" right there), but a line start
+    when its line is a heading; after a line break the tagger calls every capitalised word a
+    proper noun."""
+    before = token.i - 1
+    while before >= 0 and token.doc[before].text in _OPENING_PUNCTUATION:
+        before -= 1
+    if before < 0:
+        return _Position.CLAUSE_START if _line_is_a_sentence(token) else _Position.LINE_START
+    if "\n" in token.doc[before].text or token.doc[before].text == "|":
+        return _Position.LINE_START
+    if token.is_sent_start or token.doc[before].text in _CLAUSE_ENDS:
+        return _Position.CLAUSE_START
+    return _Position.INSIDE
+
+
+def _line_is_a_sentence(token: Token) -> bool:
+    """Whether the line ``token`` stands on ends like a sentence, not like a heading."""
+    last = None
+    for following in token.doc[token.i :]:
+        if "\n" in following.text:
+            break
+        if not following.is_space and following.text not in _CLOSING_PUNCTUATION:
+            last = following
+    return last is not None and last.text in _SENTENCE_ENDS
+
+
+@dataclass(frozen=True)
+class Casing:
+    """How one document writes its words, the evidence :func:`as_names` weighs.
+
+    ``lower``: the words it has in lower case anywhere. ``named``: its title-case words seen
+    where the capital says something: inside a sentence, or starting a sentence inside a
+    paragraph where the tagger still reads a proper noun (the small model tags any capitalised
+    word at the start of a line as one, but not "Crates" after a full stop). ``headings``: the
+    words that make up a whole line on their own.
+    """
+
+    lower: frozenset[str]
+    named: frozenset[str]
+    headings: frozenset[str]
+
+    @classmethod
+    def of(cls, docs: Iterable[Doc]) -> Casing:
+        """The casing of the parsed chunks of one document."""
+        lower: set[str] = set()
+        named: set[str] = set()
+        headings: set[str] = set()
+        for doc in docs:
+            for token in doc:
+                if token.is_lower:
+                    lower.add(token.lower_)
+                elif token.is_title:
+                    where = _position(token)
+                    if where is _Position.INSIDE or (
+                        where is _Position.CLAUSE_START and token.pos_ == "PROPN"
+                    ):
+                        named.add(token.text)
+                    if _is_whole_line(token.doc[token.i : token.i + 1]):
+                        headings.add(token.text)
+        return cls(frozenset(lower), frozenset(named), frozenset(headings))
+
+    def common(self, word: Token) -> bool:
+        """Whether a title-case word is a common word: the document also has it in lower case."""
+        return word.is_title and word.lower_ in self.lower
+
+
+def as_names(span: Span, casing: Casing) -> list[Span]:
+    """The names in a span of spaCy's NER: none, one, or one per paragraph when the span runs
+    over a blank line (a heading "Installation" and the "Tessera Instruments" that starts the
+    next paragraph, taken as one span: only the second is a name). A single line break may be
+    hard wrapping inside a name, so a span is not cut there.
+
+    spaCy's small English model reads a capital letter as a sign of a name, so it labels headings
+    ("Installation", "Crates"), capitalised common words ("Firmware is pushed…", "the Collection
+    section") and the odd date or number. Each part of a span is first trimmed of whitespace and
+    of a leading lower-case article ("the Tietê River" → "Tietê River"), then dropped when it
+
+    - is made of numbers, month and weekday names only ("9 February 1987", "× 86");
+    - has lower-case letters and no capital ("city council");
+    - is a single title-case word (one capital, the rest lower case) that its document also
+      writes in lower case ("Collection" where "the collection" is), that its document never
+      writes with a telling capital (only at the start of lines: headings, list items, table
+      cells, paragraphs, or of sentences where the tagger reads a common noun: "Crates"), or
+      that is a heading of its document and read by the tagger as a common word rather than a
+      proper noun ("Specifications", in "Key figures are under Specifications");
+    - is a whole line (a heading) of several words written in lower case elsewhere in its
+      document, but for stop words ("Upgrade Procedure" over "the upgrade procedure").
+
+    A word in capitals or with inner capitals ("NASA", "iPhone") carries its own evidence.
+    Gazetteer names and identifier patterns are not spaCy's spans and are never dropped.
+
+    Args:
+        span: An entity span of a parsed chunk.
+        casing: How the chunk's document writes its words.
+
+    Returns:
+        The names, trimmed, in order.
+    """
+    pieces: list[Span] = []
+    start = span.start
+    for token in span:
+        if token.text.count("\n") > 1:
+            pieces.append(span.doc[start : token.i])
+            start = token.i + 1
+    pieces.append(span.doc[start : span.end])
+    return [named for piece in pieces if (named := _as_name(piece, casing)) is not None]
+
+
+def _as_name(span: Span, casing: Casing) -> Span | None:
+    doc = span.doc
+    start, end = span.start, span.end
+    while start < end and (
+        doc[start].is_space or (doc[start].is_lower and doc[start].lower_ in _LEADING_DETERMINERS)
+    ):
+        start += 1
+    while end > start and doc[end - 1].is_space:
+        end -= 1
+    named = doc[start:end]
+    words = [token for token in named if any(c.isalpha() for c in token.text)]
+    if all(word.lower_ in _CALENDAR_WORDS for word in words):
+        return None  # also: no word at all
+    if not any(c.isupper() for c in named.text) and any(c.islower() for c in named.text):
+        return None  # (a script without case, such as Devanagari, has neither)
+    if len(words) == 1:
+        (word,) = words
+        if word.is_title and (
+            casing.common(word)
+            or word.text not in casing.named
+            or (word.text in casing.headings and word.pos_ != "PROPN")
+        ):
+            return None
+    elif (
+        _is_whole_line(named)
+        and any(casing.common(word) for word in words)
+        and all(word.is_stop or casing.common(word) for word in words)
+    ):
+        return None
+    return named
+
+
+def _is_whole_line(span: Span) -> bool:
+    doc = span.doc
+    starts = span.start == 0 or "\n" in doc[span.start - 1].text
+    ends = span.end == len(doc) or "\n" in doc[span.end].text
+    return starts and ends
+
+
+# --- Triples -------------------------------------------------------------------------------------
 
 
 def _relations(doc: Doc, found: Sequence[Found]) -> Iterator[tuple[str, str, str]]:

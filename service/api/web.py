@@ -2,8 +2,9 @@
 
 The page (``service/web/static/``) is plain HTML, CSS and JavaScript that calls ``POST /search``
 with ``explain`` on and draws what comes back. It hard-codes no option of the API: the modes,
-paths, default weights and the Cypher each result's Neo4j Browser link opens come from
-``/ui/config``, so that the page follows ``service.retrieval.types`` and the catalogue.
+paths, default weights, the longest query, the file formats (source types that say nothing
+more) and the Cypher each result's Neo4j Browser link opens come from ``/ui/config``, so that
+the page follows ``service.retrieval.types``, ``loaders.read`` and the catalogue.
 """
 
 from __future__ import annotations
@@ -12,8 +13,9 @@ from functools import cache
 from importlib import resources
 
 from fastapi import APIRouter, Response
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
+from loaders.read import FORMATS
 from service.api.deps import RuntimeDep
 from service.errors import NotFound
 from service.graph.queries import Query, cypher
@@ -24,6 +26,7 @@ from service.retrieval.types import (
     DOCUMENT_PATH_WEIGHTS,
     DOCUMENT_PATHS,
     Mode,
+    SearchOptions,
     SignalWeightsIn,
 )
 
@@ -57,6 +60,14 @@ class PageConfig(BaseModel):
     neighbourhood_cypher: str = Field(
         description="cypher/browser/neighbourhood.cypher: the page puts a hit's key "
         "(collection/id) for $id."
+    )
+    max_query_chars: int = Field(
+        description="The longest query POST /search takes, in characters (the query box's "
+        "maxlength)."
+    )
+    formats: list[str] = Field(
+        description="The file formats documents are read from: a source type that is one of "
+        "them names the format and no kind of source, and the page does not show it."
     )
 
 
@@ -96,4 +107,17 @@ def config(runtime: RuntimeDep) -> PageConfig:
         signal_weights=SignalWeightsIn().model_dump(),
         browser_url=runtime.settings.browser_url,
         neighbourhood_cypher=cypher(Query.BROWSER_NEIGHBOURHOOD),
+        max_query_chars=max_query_chars(),
+        formats=list(FORMATS),
     )
+
+
+@cache
+def max_query_chars() -> int:
+    """The ``max_length`` of ``SearchOptions.query``, read off the model."""
+    lengths = [
+        constraint.max_length
+        for constraint in SearchOptions.model_fields["query"].metadata
+        if isinstance(constraint, StringConstraints) and constraint.max_length is not None
+    ]
+    return min(lengths)

@@ -21,7 +21,11 @@ from service.retrieval.types import (
     Scope,
 )
 from service.scope import scoped, scoped_all
-from service.text.identifiers import find_identifiers, normalise_entity_id
+from service.text.identifiers import (
+    find_identifiers,
+    identifier_spans,
+    normalise_entity_id,
+)
 from service.text.normalise import normalise_text
 from service.text.terms import index_terms
 
@@ -83,17 +87,34 @@ def analyse(query: EmbeddedQuery, read: Reader, scope: Scope) -> AnalyzedQuery:
         )
         for r in records
     )
-    # An identifier in the query names an entity by its id or by an alias key: keep the entity.
+    # An identifier in the query names an entity by its id or by an alias key: keep the entity,
+    # and the query's text that named it.
     named_by = {key: r["id"] for r in records if r["how"] == "exact" for key in r["keys"]}
-    identifiers = (
-        named_by[scoped(collection, candidate)]
-        for candidate in query.identifier_candidates
-        for collection in scope.collections
-        if scoped(collection, candidate) in named_by
-    )
+    written = _identifiers_as_written(query.text)
+    as_written: dict[str, str] = {}
+    for candidate in query.identifier_candidates:
+        for collection in scope.collections:
+            if scoped(collection, candidate) in named_by:
+                entity = named_by[scoped(collection, candidate)]
+                as_written.setdefault(entity, written.get(candidate, candidate))
     return AnalyzedQuery(
-        **vars(query), identifiers=list(dict.fromkeys(identifiers)), entities=entities
+        **vars(query),
+        identifiers=list(as_written),
+        entities=entities,
+        identifiers_as_written=as_written,
     )
+
+
+def _identifiers_as_written(text: str) -> dict[str, str]:
+    """Each identifier candidate of ``prepare`` → its first occurrence in ``text`` as written: a
+    code typed in lower case is found in the text upper-cased, but shown as typed."""
+    upper = text.upper()
+    # Offsets in the upper-cased text are the text's only when its length is kept ("ß" → "SS").
+    spans = identifier_spans(text) + (identifier_spans(upper) if len(upper) == len(text) else [])
+    written: dict[str, str] = {}
+    for span in spans:
+        written.setdefault(normalise_entity_id(span.surface), text[span.start : span.end])
+    return written
 
 
 def _fulltext(text: str, identifier_surfaces: list[str]) -> str | None:

@@ -67,6 +67,9 @@ def search(
         hits=hits,
         entities=[_local_entity(entity) for entity in ranking.query.entities],
         identifiers=list(dict.fromkeys(map(local_id, ranking.query.identifiers))),
+        identifiers_as_written={
+            local_id(key): text for key, text in ranking.query.identifiers_as_written.items()
+        },
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
         feedback_documents=[local_id(key) for key in ranking.feedback_documents],
         tokens=token_account(hits) if options.expand else None,

@@ -1,11 +1,14 @@
 """The search page at / in headless Chromium, against the real API, model and Neo4j with the sample
 corpus: a query typed and sent with Enter, mode and top k changed, results whose breakdown bars
-add up to their scores, entity and identifier badges, supporting chunks with their link path,
-and a Neo4j Browser link whose Cypher finds the hit. A screenshot goes to the artifacts, and to
-docs/img/ with UPDATE_DOC_SCREENSHOTS=1."""
+add up to their scores, entity and identifier badges (identifiers as typed), source-type and FD*
+badges, supporting chunks with their link path, and a Neo4j Browser link whose Cypher finds the
+hit; errors that replace the results, the query box's limit and a search with no path, which the
+page refuses itself. A screenshot goes to the artifacts, and to docs/img/ with
+UPDATE_DOC_SCREENSHOTS=1."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -46,7 +49,9 @@ def app(graph: Graph, settings: Settings, embedder: Embedder) -> FastAPI:
     ingestor.ingest(documents)
     # A second collection, for the picker.
     cloakroom = b"# Cloakroom\n\nThe cloakroom keeps coats and umbrellas until 18:30."
-    note = read_bytes(cloakroom, doc_id="cloakroom.md", fmt="markdown", max_bytes=10_000)
+    note = read_bytes(
+        cloakroom, doc_id="cloakroom.md", fmt="markdown", source_type="guide", max_bytes=10_000
+    )
     ingestor.ingest([note], collection="notes")
     return create_app(settings, embedder_factory=lambda _: embedder)
 
@@ -239,3 +244,217 @@ def test_the_page_works_from_the_keyboard(page: Any) -> None:
     assert page.evaluate("document.activeElement.id") == "mode"
     page.keyboard.press("/")  # back to the query box from anywhere but a text field
     assert page.evaluate("document.activeElement.id") == "query"
+
+
+def hits_on_screen(page: Any) -> int:
+    return page.locator("#results > .hit").count()
+
+
+def failed_search(page: Any, query: str) -> str:
+    """Type the query, press Enter, wait for the API's refusal; the status line then."""
+    page.fill("#query", query)
+    with page.expect_response(lambda response: response.url.endswith("/search")) as answer:
+        page.press("#query", "Enter")
+    assert not answer.value.ok
+    page.wait_for_selector("#status.error")
+    return page.inner_text("#status")
+
+
+def refused_without_asking(page: Any, query: str) -> str:
+    """Type the query, press Enter; the page must refuse it without calling the API."""
+    sent: list[str] = []
+
+    def listener(request: Any) -> None:
+        sent.append(request.url)
+
+    page.on("request", listener)
+    try:
+        page.fill("#query", query)
+        page.press("#query", "Enter")
+        page.wait_for_selector("#status.error")
+        page.wait_for_timeout(300)  # a request the page should not send would have gone by now
+    finally:
+        page.remove_listener("request", listener)
+    assert [url for url in sent if url.endswith("/search")] == []
+    return page.inner_text("#status")
+
+
+def test_an_error_replaces_the_results(page: Any) -> None:
+    assert search(page, INCIDENT)  # results and badges on screen
+    # A 422 of the real API: a top k above its limit, as a hand-edited option would send.
+    page.eval_on_selector("#k", "k => k.append(new Option('5000', '5000'))")
+    page.select_option("#k", "5000")
+    try:
+        status = failed_search(page, INCIDENT)
+    finally:
+        page.eval_on_selector("#k", "k => k.querySelector('option[value=\"5000\"]').remove()")
+        page.select_option("#k", "10")
+    assert hits_on_screen(page) == 0
+    assert page.locator("#detected .badge").count() == 0 and not page.is_visible("#timings")
+    assert "422" in status and "body.k" in status  # the API's own words
+
+    # A 503, as the API answers when Neo4j is down (simulated: the graph serves other tests).
+    assert search(page, INCIDENT)
+    problem = {
+        "type": "urn:anchorgraph:problem:graph-unavailable",
+        "title": "Neo4j is unavailable",
+        "status": 503,
+        "detail": "Neo4j is unavailable: connection refused.",
+    }
+    page.route(
+        "**/search",
+        lambda route: route.fulfill(
+            status=503, content_type="application/problem+json", body=json.dumps(problem)
+        ),
+    )
+    try:
+        status = failed_search(page, INCIDENT)
+    finally:
+        page.unroute("**/search")
+    assert hits_on_screen(page) == 0
+    assert "503" in status and "Neo4j is unavailable" in status
+
+
+def test_the_query_box_takes_no_more_than_the_api(page: Any) -> None:
+    assert page.get_attribute("#query", "maxlength") == "4096"
+    assert page.evaluate("config.max_query_chars") == 4096  # from SearchOptions.query
+    page.fill("#query", "a" * 4096)
+    page.focus("#query")
+    page.keyboard.press("End")
+    page.keyboard.type("bc")
+    assert page.input_value("#query") == "a" * 4096  # typing stops at the limit
+    # A longer query can still arrive through the address (?q=…): the page refuses it itself.
+    assert search(page, INCIDENT)
+    page.eval_on_selector("#query", "q => { q.value = 'x'.repeat(5000); }")
+    page.press("#query", "Enter")
+    page.wait_for_selector("#status.error")
+    assert "4096" in page.inner_text("#status") and hits_on_screen(page) == 0
+
+
+def test_a_search_with_every_path_unchecked_is_refused_by_the_page(page: Any) -> None:
+    page.select_option("#mode", "hybrid")
+    assert search(page, INCIDENT)
+    boxes = page.locator("#path-rows [data-path]")
+    for index in range(boxes.count()):
+        boxes.nth(index).uncheck()
+    try:
+        status = refused_without_asking(page, INCIDENT)
+    finally:
+        for index in range(boxes.count()):
+            boxes.nth(index).check()
+    assert "at least one path" in status
+    assert hits_on_screen(page) == 0
+    assert search(page, INCIDENT)  # with the paths back, it searches again
+
+
+def test_identifier_badges_show_what_the_query_wrote(page: Any) -> None:
+    search(page, "When did MAC install the AG-2048 sensors?")
+    badges = page.eval_on_selector_all(
+        ".badge.identifier", "b => b.map(x => [x.dataset.identifier, x.textContent])"
+    )
+    assert dict(badges) == {
+        "museu de arte contemporânea": "MAC",  # an alias of the museum
+        "aerograph ag-2048": "AG-2048",  # an alias of the sensor
+    }
+    search(page, "when was the ag-2048 installed?")  # typed in lower case: shown so
+    badges = page.eval_on_selector_all(
+        ".badge.identifier", "b => b.map(x => [x.dataset.identifier, x.textContent])"
+    )
+    assert badges == [["aerograph ag-2048", "ag-2048"]]
+
+
+def test_source_type_badges_only_say_more_than_the_format(page: Any) -> None:
+    page.select_option("#k", "20")
+    try:
+        hits = search(page, "until when are coats kept?")
+        sources = page.eval_on_selector_all(
+            "#results > .hit",
+            "hits => hits.map(h => [h.dataset.collection, "
+            "[...h.querySelectorAll('.badge.source')].map(b => b.textContent)])",
+        )
+    finally:
+        page.select_option("#k", "10")
+    assert {hit["collection"] for hit in hits} == {"default", "notes"}
+    assert sorted(set(map(tuple, (s for _, s in sources)))) == [(), ("guide",)]
+    assert all(badges == ["guide"] for collection, badges in sources if collection == "notes")
+    assert all(badges == [] for collection, badges in sources if collection == "default")
+
+
+# In the words of docs/design.md, "Factual density (FD*)".
+FD_MEANING = (
+    "FD* (factual density): how many checkable facts this text states per word, compared with "
+    "texts of similar length in its collection and weighted by its source's authority; above 0 "
+    "is denser than usual, below 0 sparser."
+)
+
+
+def sign_of(shown: str) -> str:
+    if shown == "–":
+        return "none"
+    value = float(shown)
+    return "positive" if value > 0 else "negative" if value < 0 else "zero"
+
+
+def test_the_fd_badge_is_coloured_by_its_sign_and_says_what_fd_is(page: Any) -> None:
+    page.select_option("#mode", "bm25")
+    page.select_option("#k", "50")
+    try:
+        search(page, "museum")
+        badges = page.eval_on_selector_all(
+            ".hit .badge.fd",
+            """bs => bs.map(b => ({
+                sign: b.dataset.sign,
+                text: b.firstChild.textContent,
+                title: b.title,
+                background: getComputedStyle(b).backgroundColor,
+            }))""",
+        )
+    finally:
+        page.select_option("#mode", "hybrid")
+        page.select_option("#k", "10")
+    signs = {badge["sign"] for badge in badges}
+    assert {"positive", "negative"} <= signs, signs
+    for badge in badges:
+        assert badge["sign"] == sign_of(badge["text"].removeprefix("FD* ")), badge
+        meaning, figures = badge["title"].split("\n")  # one sentence, then what it came from
+        assert meaning == FD_MEANING and figures.startswith("FD_raw ")
+    colour = {badge["sign"]: badge["background"] for badge in badges}
+    assert colour["positive"] != colour["negative"]
+    assert colour["positive"] == "rgb(234, 245, 223)"  # green above typical
+    assert colour["negative"] == "rgb(251, 234, 234)"  # red below it
+
+
+def test_browser_links_share_one_tab(page: Any) -> None:
+    """Every Browser link opens in the one tab named "neo4j-browser": the first click opens it,
+    later ones load their query there instead of opening a tab each (as rel="noopener" on a link
+    would make it do). Browser is stubbed: the stub counts its loads in the tab's
+    sessionStorage, which only the same tab keeps."""
+    hits = search(page, INCIDENT)
+    links = page.locator("a.browser-link, a#browser-home")
+    targets = links.evaluate_all("as => as.map(a => [a.target, a.getAttribute('rel')])")
+    assert len(targets) > len(hits)
+    assert {tuple(target) for target in targets} == {("neo4j-browser", None)}
+
+    browser = page.evaluate("browserUrl()")
+    stub = "<script>sessionStorage.loads = Number(sessionStorage.loads || 0) + 1</script>"
+
+    def is_browser(url: str) -> bool:
+        return url.startswith(browser)
+
+    page.context.route(is_browser, lambda route: route.fulfill(content_type="text/html", body=stub))
+    pages = len(page.context.pages)
+    try:
+        with page.expect_popup() as opened:
+            page.locator(".hit .browser-link").first.click()
+        tab = opened.value
+        tab.wait_for_load_state()
+        assert tab.url == hits[0]["link"]
+        for then in (page.locator(".hit .browser-link").nth(1), page.locator("#browser-home")):
+            href = then.evaluate("a => a.href")
+            then.click()
+            tab.wait_for_url(href)
+            assert len(page.context.pages) == pages + 1  # still the first tab only
+        assert tab.evaluate("sessionStorage.loads") == "3"  # one tab, its session kept
+        tab.close()
+    finally:
+        page.context.unroute(is_browser)

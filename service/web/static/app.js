@@ -106,6 +106,15 @@ async function api(path, init = {}) {
 async function search() {
   const body = request();
   if (!body.query) return;
+  // What the API would refuse with a 422 is said here, without asking it. The API counts
+  // characters (code points), not JavaScript's UTF-16 units.
+  const length = [...body.query].length;
+  if (length > config.max_query_chars) {
+    return showError(`The query is ${length} characters long; the longest the API takes is ${config.max_query_chars}.`);
+  }
+  if (body.paths && !body.paths.length) {
+    return showError("Choose at least one path under “Paths and weights”: with none checked there is nothing to search.");
+  }
   const where = body.collections ? `&collection=${encodeURIComponent(body.collections[0])}` : "";
   history.replaceState(null, "", `?q=${encodeURIComponent(body.query)}${where}`);
   setStatus("Searching…");
@@ -113,11 +122,24 @@ async function search() {
   try {
     response = await api("/search", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
   } catch (error) {
-    return setStatus(`The API did not answer: ${error.message}`, true);
+    return showError(`The API did not answer: ${error.message}`);
   }
   const answer = await response.json().catch(() => ({}));
-  if (!response.ok) return setStatus(answer.detail || answer.title || `HTTP ${response.status}`, true);
+  if (!response.ok) {
+    const detail = answer.detail || answer.title || response.statusText;
+    return showError(`The search failed (HTTP ${response.status}): ${detail}`);
+  }
   render(answer);
+}
+
+// An error replaces the results: what is on screen never belongs to another query than the
+// one the status line speaks of.
+function showError(message) {
+  setStatus(message, true);
+  $("detected").replaceChildren();
+  $("timings").replaceChildren();
+  $("timings").hidden = true;
+  $("results").replaceChildren();
 }
 
 // The collections the key may read, as the picker's options (every collection by default).
@@ -156,8 +178,10 @@ function renderDetected(result) {
     className: "badge entity", title: `${entity.how} match, score ${fixed(entity.score)}`,
     dataset: { entity: entity.id },
   }, entity.name, el("small", {}, `${entity.type} · ${entity.how}`)));
+  // As the query wrote it ("AG-2048"), not as the entity's id ("aerograph ag-2048").
+  const written = result.identifiers_as_written || {};
   const identifiers = result.identifiers.map((identifier) =>
-    el("span", { className: "badge identifier", title: "identifier", dataset: { identifier } }, identifier));
+    el("span", { className: "badge identifier", title: `identifier of the entity “${identifier}”`, dataset: { identifier } }, written[identifier] || identifier));
   $("detected").replaceChildren(...entities, ...identifiers);
 }
 
@@ -204,15 +228,29 @@ function explainPath(hit, name) {
   return path ? ` (raw ${fixed(path.raw)}, normalised ${fixed(path.normalised)}, rank ${path.rank})` : "";
 }
 
+// One sentence, in the words of docs/design.md ("Factual density").
+const FD_MEANING = "FD* (factual density): how many checkable facts this text states per word, " +
+  "compared with texts of similar length in its collection and weighted by its source's " +
+  "authority; above 0 is denser than usual, below 0 sparser.";
+
+// A source type only when it says more than the file format ("markdown" says nothing new).
+function sourceBadge(fd) {
+  if (!fd.source_type || config.formats.includes(fd.source_type)) return null;
+  return el("span", { className: "badge source", title: `source type, authority ${fd.a_source}` }, fd.source_type);
+}
+
+// FD* coloured by its sign as shown: above typical, below typical, typical or unknown.
+function fdBadge(fd) {
+  const shown = fd.fd_star === null ? null : fixed(fd.fd_star, 2);
+  const sign = shown === null ? "none" : Number(shown) > 0 ? "positive" : Number(shown) < 0 ? "negative" : "zero";
+  const how = `FD_raw ${fixed(fd.fd_raw, 4)} in the ${fd.length_bin || "unbinned"} bin (μ ${fd.bin_mean ?? "–"}, σ ${fd.bin_sd ?? "–"}), z ${fd.z ?? "–"}, authority ${fd.a_source}`;
+  return el("span", { className: `badge fd ${sign}`, title: `${FD_MEANING}\n${how}`, dataset: { sign } },
+    `FD* ${shown ?? "–"}`, el("small", {}, `rescaled ${fixed(fd.rescaled, 2)}`));
+}
+
 function renderHit(hit, level, terms, top) {
   const fd = hit.fd;
-  const badges = fd ? [
-    el("span", { className: "badge source", title: `authority ${fd.a_source}` }, fd.source_type || "no source type"),
-    el("span", {
-      className: "badge fd",
-      title: `FD_raw ${fixed(fd.fd_raw, 4)} in the ${fd.length_bin || "unbinned"} bin (μ ${fd.bin_mean ?? "–"}, σ ${fd.bin_sd ?? "–"}), z ${fd.z ?? "–"}`,
-    }, `FD* ${fd.fd_star === null ? "–" : fixed(fd.fd_star, 2)}`, el("small", {}, `rescaled ${fixed(fd.rescaled, 2)}`)),
-  ] : [];
+  const badges = fd ? [sourceBadge(fd), fdBadge(fd)] : [];
   const node = `${hit.collection}/${level === "document" ? hit.document_id : hit.chunk_id}`;
   return el("li", { className: "hit", dataset: { chunkId: hit.chunk_id, collection: hit.collection, score: String(hit.score) } },
     el("div", { className: "hit-head" },
@@ -224,7 +262,7 @@ function renderHit(hit, level, terms, top) {
     ...breakdown(hit, top),
     el("p", { className: "text" }, highlighted(hit.text, terms)),
     el("div", { className: "actions" },
-      el("a", { className: "browser-link", href: browserLink(node), target: "_blank", rel: "noopener" }, "Neighbourhood in Neo4j Browser"),
+      browserAnchor(node, "Neighbourhood in Neo4j Browser"),
       el("a", { href: `/documents/${encodeURI(hit.document_id)}?collection=${encodeURIComponent(hit.collection)}`, target: "_blank", rel: "noopener" }, "Document (JSON)")),
     hit.supporting.length ? renderSupporting(hit.collection, hit.supporting, terms) : null);
 }
@@ -233,7 +271,7 @@ function renderHit(hit, level, terms, top) {
 function renderSupporting(collection, supporting, terms) {
   const items = supporting.map((chunk) => el("li", { dataset: { chunkId: chunk.chunk_id } },
     el("strong", {}, chunk.title || chunk.document_id), ` · score ${fixed(chunk.score)} · ${chunk.hop} ${chunk.hop === 1 ? "hop" : "hops"} · `,
-    el("a", { className: "browser-link", href: browserLink(`${collection}/${chunk.chunk_id}`), target: "_blank", rel: "noopener" }, "in Neo4j Browser"),
+    browserAnchor(`${collection}/${chunk.chunk_id}`, "in Neo4j Browser"),
     el("div", { className: "hops" }, ...chunk.path.flatMap((hop, index) => [
       index ? " → " : "", el("q", {}, hop.anchor_text || hop.href), ` (cos ${fixed(hop.validation, 2)}, anchor FD* ${fixed(hop.anchor_fd, 2)})`,
     ])),
@@ -282,9 +320,20 @@ function browserLink(key) {
   return `${browserUrl()}?cmd=edit&arg=${encodeURIComponent(statement)}`;
 }
 
+// Every Browser link opens in the one tab of this name: later links load their query there
+// instead of opening a tab each. No rel="noopener": a tab opened without an opener cannot be
+// found by its name, so each click would open a new one. (The login is Browser's to keep: 5.24
+// keeps it for its origin, in any tab, unless browser.retain_connection_credentials is false.)
+const BROWSER_TAB = "neo4j-browser";
+
+function browserAnchor(key, text) {
+  return el("a", { className: "browser-link", href: browserLink(key), target: BROWSER_TAB }, text);
+}
+
 // --- start --------------------------------------------------------------------------------
 async function start() {
   config = await (await fetch("/ui/config")).json();
+  $("query").maxLength = config.max_query_chars;
   fillSelect($("mode"), config.modes, "hybrid");
   fillSelect($("normalisation"), config.normalisations, "l2");
   fillSelect($("fusion"), config.fusions, "weighted_sum");
@@ -292,6 +341,7 @@ async function start() {
   buildSignals();
   showModeOptions();
   $("browser-home").href = browserUrl();
+  $("browser-home").target = BROWSER_TAB;
   loadCollections();
   $("level").addEventListener("change", buildPaths);
   $("mode").addEventListener("change", showModeOptions);
