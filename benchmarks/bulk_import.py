@@ -81,6 +81,7 @@ class ImportFiles:
     # empty list (the key within the collection for labels unique per collection): an empty CSV
     # field imports as no property at all, so restore_empty_lists sets these.
     empty_lists: EmptyLists
+    megabytes: float  # the CSV's size when written (the files may be deleted after the import)
 
     @property
     def collection(self) -> str:
@@ -92,11 +93,6 @@ class ImportFiles:
         if len(self.collections) != 1:
             raise ValueError(f"the import writes {len(self.collections)} collections")
         return self.collections[0]
-
-    @property
-    def megabytes(self) -> float:
-        paths = [path for _, path in self.nodes + self.relationships]
-        return sum(path.stat().st_size for path in paths) / 1e6
 
 
 class _Writer(Protocol):
@@ -209,17 +205,6 @@ class CsvGraph:
         # Resolved at the end, against every document of their collection.
         self._links: list[tuple[str, LinkRow]] = []
         self._empty_lists: EmptyLists = {}
-
-    @property
-    def collection(self) -> str:
-        """The one collection of an import of one.
-
-        Raises:
-            ValueError: the import writes several.
-        """
-        if len(self.collections) != 1:
-            raise ValueError(f"the import writes {len(self.collections)} collections")
-        return self.collections[0]
 
     def add(self, rows: GraphRows, collection: str | None = None) -> None:
         """One batch (``graph_rows`` of ``collection``, which an import of one collection may
@@ -371,6 +356,7 @@ class CsvGraph:
             relationships,
             multiline,
             dict(self._empty_lists),
+            sum(path.stat().st_size for _, path in nodes + relationships) / 1e6,
         )
 
     # --- statements -----------------------------------------------------------------------------
