@@ -65,8 +65,8 @@ class ConditionName(StrEnum):
     TFIDF = "tfidf"
     HYBRID = "hybrid"
     MULTISIGNAL = "multisignal"
-    # ours: FD* (seed 000): the cosine top 20 reranked by FD*, the hybrid with FD* fused as a
-    # signal, and the hybrid's top 20 reranked
+    # ours: FD* (docs/design.md §3): the cosine top 20 reranked by FD*, the hybrid with FD*
+    # fused as a signal, and the hybrid's top 20 reranked
     FD_RERANK = "fd-rerank"
     HYBRID_FD = "hybrid+fd"
     HYBRID_FD_RERANK = "hybrid+fd-rerank"
@@ -460,9 +460,10 @@ for _name, _kwargs in (
 
 class UnionAllDiagnostic:
     """neo4j-graphrag's own linear hybrid Cypher with ``UNION`` replaced by ``UNION ALL``: how
-    much the de-duplication of equal ``(node, score)`` rows costs (``../shared/notes/peers.md``
-    §2.1, point 3). A diagnostic, not a peer: it is in the "diagnostics" group only. The
-    full-text leg gets the escaped query (no parse failures to retry)."""
+    much the de-duplication of equal ``(node, score)`` rows costs (the query is
+    ``_get_hybrid_query`` in ``src/neo4j_graphrag/neo4j_queries.py``). A diagnostic, not a
+    peer: it is in the "diagnostics" group only. The full-text leg gets the escaped query (no
+    parse failures to retry)."""
 
     def __init__(self, name: str, driver: neo4j.Driver, database: str, embedder: Embedder,
                  top_k: int, alpha: float) -> None:  # fmt: skip

@@ -1,7 +1,7 @@
 """``anchorgraph fd fit-authority``: a_source per source type, and λ, from relevance judgements.
 
-Seed 000 multiplies each source tier's z-scores by a placeholder authority and leaves "derive
-a_source empirically" to future work. Here it is derived from a split's judgements:
+FD* multiplies each source tier's z-scores by an authority (docs/design.md §3); instead of a
+placeholder, it is derived here from a split's judgements:
 
 1. ``collect``: for every query, the FD*-optimised condition's pre-filter, the cosine top 20 at
    document level (``search`` in mode ``dense``), with each hit's cosine and FD* inputs.

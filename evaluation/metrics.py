@@ -24,7 +24,7 @@ NDCG10 = "NDCG@10"
 RECALL100 = "Recall@100"
 MRR10 = "MRR@10"
 # The share of the top 5 that are systematic reviews / meta-analyses or randomised trials (the
-# source tiers of seed 000's expert-blindness audit), by the documents' source types.
+# source tiers of the expert-blindness audit, docs/audits.md), by the documents' source types.
 TIERS5 = "Tiers@5"
 EVIDENCE_TIERS = frozenset({"systematic_review", "rct"})
 TIER_DEPTH = 5

@@ -14,7 +14,7 @@ confirmed by ``anchorgraph eval`` through the real ``search()``.
 Everything is replayed at document level, as ``search(level="document")`` ranks, and without
 pseudo-relevance feedback (so a setting's spec says ``feedback=0``):
 
-    python -m evaluation.tune collect --dataset ../shared/datasets/scifact --split train
+    python -m evaluation.tune collect --dataset datasets/scifact --split train   # a BEIR folder
     python -m evaluation.tune grid benchmarks/out/tune/scifact-train.json.gz \\
         benchmarks/out/tune/nfcorpus-dev.json.gz
 
@@ -216,7 +216,7 @@ class Config:
     k_over: int = 100
     rrf_k: int = 60
     mode: Mode = Mode.HYBRID
-    # Multi-signal weights; seed 002's by default.
+    # Multi-signal weights; the defaults of docs/design.md §2.
     signal_weights: SignalWeightsIn = field(default_factory=SignalWeightsIn)
 
     def search_options(self, query: str = "replay", k: int = 10) -> SearchOptions:
@@ -317,7 +317,7 @@ def default_grid() -> Iterable[Config]:
     Weighted sums: dense against one lexical path (chunk or whole-document BM25) with convex
     weights, alone or beside the document paths and the other paths at small weights; three
     normalisations; three candidate depths. RRF with three ``k``. Multi-signal: the engine's
-    pool (default path weights) with signal weights around seed 002's.
+    pool (default path weights) with signal weights around the defaults of docs/design.md §2.
     """
     dense_path, bm25, doc_bm25 = PathName.DENSE, PathName.BM25, PathName.DOC_BM25
     extra = {

@@ -2,7 +2,7 @@
 
 FD_raw(d) = Σ prob_fact / n_tokens(d) needs, for every chunk, the self-contained factual claims it
 makes, each scored in [0.2, 1.0] for how *verifiable and specific* it is (not for whether it is
-true). The seed study asked an LLM for them; :class:`RuleClaimExtractor` does it with rules, in
+true). A language model can be asked for them; :class:`RuleClaimExtractor` does it with rules, in
 pure Python and ``re``, fast enough (benchmarks/claims.py: well over 500 chunks/s on one core)
 that it never slows an ingestion bound by the embedding model at ~20 chunks/s.
 

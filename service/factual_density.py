@@ -1,26 +1,26 @@
-"""Factual density FD*: verified claims per token, corrected for length (seed 000, §2).
+"""Factual density FD*: verified claims per token, corrected for length (docs/design.md §3).
 
 The formulas, for a document (or chunk) ``d`` with atomic claims ``c`` of ``prob_fact(c)`` in
 [0.2, 1.0] and ``n_tokens(d)`` model tokens:
 
-* ``FD_raw(d) = Σ_c prob_fact(c) / n_tokens(d)``. Seed 000 found it confounded by length
-  (Pearson R = −0.86 against length: the denominator favours short texts).
+* ``FD_raw(d) = Σ_c prob_fact(c) / n_tokens(d)``, confounded by length: the denominator
+  favours short texts (``anchorgraph audit length`` measures Pearson's r against length).
 * Length bins: short / medium / long, split at the tertiles of ``n_tokens`` over the corpus
   unless bounds are configured.
 * ``FD*(d) = ((FD_raw(d) − μ_bin) / σ_bin) × a_source(d)``, the z-score within ``d``'s length
-  bin times its source's authority; seed 000 reports the length correlation falling to p = 0.07.
+  bin times its source's authority, so that it no longer follows length (the same audit).
 
 * ``FD*_rescaled = Φ(z) × a_source / a_max``, in [0, 1]: each factor of FD* rescaled on its own,
   the z-score to its percentile under the standard normal CDF Φ, the authority to its share of
-  the largest one in the graph (``a_max``, at least 1.0). The seed rescales FD* without saying
-  how. ``Φ(FD*)`` was the first choice and failed on measurement: a z-score below 0 times a
-  higher authority is *lower*, so a review a little sparser than its bin's mean sank below an
-  ordinary article, while the reviews and trials in SciFact train's cosine top 20 were relevant
-  1.3 and 1.8 times as often as the rest (``docs/benchmarks.md``). This form is monotonic in the
-  z-score and in the authority, and independent of whichever other candidates a search found
-  (a min-max over the top 20 would give the weakest of 20 strong texts 0).
-* The FD*-optimised rerank (seed 000, §3, condition C): ``(1 − λ)·cos + λ·FD*_rescaled`` over the
-  cosine top 20, λ = 0.5 in the seed (0.1 is our default: ``docs/benchmarks.md``).
+  the largest one in the graph (``a_max``, at least 1.0). ``Φ(FD*)`` was the first choice and
+  failed on measurement: a z-score below 0 times a higher authority is *lower*, so a review a
+  little sparser than its bin's mean sank below an ordinary article, while the reviews and
+  trials in SciFact train's cosine top 20 were relevant 1.3 and 1.8 times as often as the rest
+  (``docs/benchmarks.md``). This form is monotonic in the z-score and in the authority, and
+  independent of whichever other candidates a search found (a min-max over the top 20 would
+  give the weakest of 20 strong texts 0).
+* The FD* rerank (docs/design.md §3): ``(1 − λ)·score + λ·FD*_rescaled`` over the top hits;
+  λ = 0.1 by default, chosen on relevance judgements (``docs/benchmarks.md``).
 
 Pure functions over floats, shared by ingestion (FD_raw), graph maintenance (bins and their
 statistics) and retrieval (FD*, its rescaling and the rerank). ``BinStats`` adds and removes
@@ -154,8 +154,7 @@ def rescale(z: float, authority: float = 1.0, top_authority: float = 1.0) -> flo
 
 
 def fd_blend(score: float, rescaled: float, weight: float) -> float:
-    """``(1 − λ)·score + λ·FD*_rescaled`` with ``λ = weight`` (seed 000, §3: λ = 0.5 over the
-    cosine top 20, ``score`` the cosine).
+    """``(1 − λ)·score + λ·FD*_rescaled`` with ``λ = weight``.
 
     Raises:
         ValueError: ``weight`` outside [0, 1].

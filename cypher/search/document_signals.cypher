@@ -1,4 +1,4 @@
-// Multi-signal scoring inputs for candidate documents (seed 002, §2.2), exact cosines:
+// Multi-signal scoring inputs for candidate documents (docs/design.md §2), exact cosines:
 // S_doc (document embedding), S_segment (best chunk; null when the document has no chunks),
 // the exact query entities the document mentions (for S_entity) and S_triple (best relation
 // read from the document).

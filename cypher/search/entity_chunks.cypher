@@ -1,5 +1,5 @@
 // Entity boosting: chunks that mention entities the query names join the pool whatever their
-// vector score (seed 002, §2.3); a chunk scores the sum of its entities' detection scores.
+// vector score (docs/design.md §2); a chunk scores the sum of its entities' detection scores.
 // Parameters: $entities (list of {id, score}), $k, $allowed (document ids, or null).
 // Returns: one row, candidates: a list of {chunk_id, document_id, score}, best first (one list
 // rather than a row per candidate: the driver decodes it in a third of the CPU time).

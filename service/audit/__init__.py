@@ -1,5 +1,6 @@
-"""The FD* audits (seed 000), each a pure computation over what the graph holds, a typed result
-that the CLI (``anchorgraph audit``) prints and the API (``/audit``) returns, and a PNG:
+"""The FD* audits (docs/design.md §3), each a pure computation over what the graph holds, a
+typed result that the CLI (``anchorgraph audit``) prints and the API (``/audit``) returns, and a
+PNG:
 
 * ``length``: Pearson r and p of FD_raw and of FD* against length, per level;
 * ``tiers``: FD* per source type and the SD across the types' means (the "ghost audit");
@@ -8,7 +9,8 @@ that the CLI (``anchorgraph audit``) prints and the API (``/audit``) returns, an
 * ``blindness``: the source types of the top documents under cosine, BM25 and FD*-optimised
   retrieval for one query.
 
-See ``docs/audits.md`` for the formulas, the seed's numbers and how to read the plots.
+See ``docs/audits.md`` for the formulas, the figures they are compared with, and how to read
+the plots.
 """
 
 from service.audit.blindness import BlindnessAudit, Condition, blindness_audit, plot_blindness

@@ -1,21 +1,20 @@
 """Expert-blindness audit for one query: which source types reach the top ``k`` under cosine,
 BM25 and FD*-optimised retrieval?
 
-Seed 000 (§3, the single-query audit on exercise and cardiovascular risk) compared three
-conditions over documents:
+Three retrieval conditions are compared over documents (docs/design.md §3, docs/audits.md):
 
 * A, ``cosine``: dense search, documents ranked by their best chunk's cosine (MaxP);
 * B, ``bm25``: BM25 over the chunks' full-text index, documents by their best chunk;
 * C, ``fd_optimised``: the cosine top ``fd_pool`` (20) reranked by
-  ``(1 − λ)·cos + λ·FD*_rescaled`` (``service.retrieval.density.FdRerank``; the seed's
-  λ = 0.5, ours 0.1 by default, and ``FD*_rescaled = Φ(z)·a_source/a_max``).
+  ``(1 − λ)·cos + λ·FD*_rescaled`` (``service.retrieval.density.FdRerank``; λ = 0.1 by
+  default, and ``FD*_rescaled = Φ(z)·a_source/a_max``).
 
-It found cosine's top 5 at 40 % Cochrane reviews and 60 % RCTs, BM25's at 80 % reviews, and the
-FD*-optimised top 5 at 100 % reviews, one of them lifted from beyond cosine's top 10 (cosine
-0.7308, FD* 9.660) to rank 4: the *expert blindness effect*, dense evidence hidden by cosine.
+What it looks for is the *expert blindness effect*: dense, well-sourced evidence (systematic
+reviews, trials) that cosine ranks below long texts that only name the topic, and that the
+FD*-optimised condition lifts into the top ``k``.
 
 Every hit is shown with the same cosine whatever ranked it: its document's best-chunk cosine to
-the query (``cypher/audit/document_cosines.cypher``, what condition A ranks by), its rank in
+the query (``cypher/audit/document_cosines.cypher``, what plain cosine ranks by), its rank in
 cosine's top ``fd_pool`` (None below it), and its document's FD* and FD*_rescaled.
 """
 
@@ -42,7 +41,7 @@ DEFAULT_POOL = 20
 
 
 class Condition(StrEnum):
-    """Seed 000's three retrieval conditions (module docstring)."""
+    """The three retrieval conditions the audit compares (module docstring)."""
 
     COSINE = "cosine"
     BM25 = "bm25"

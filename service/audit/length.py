@@ -7,10 +7,10 @@ For each level (chunks, documents), over the nodes that have a length bin:
   two-sided p;
 * after: the same for ``FD* = ((FD_raw − μ_bin) / σ_bin) × a_source``.
 
-Seed 000 (Experiment 1) found FD_raw confounded by length, R = −0.8636 (the denominator favours
-short texts), and the within-bin z-score bringing the correlation down to a non-significant
-p = 0.0749. The correction works when it leaves FD* uncorrelated with length (p above ``alpha``)
-where FD_raw was correlated.
+FD_raw is expected to be confounded by length (the denominator favours short texts), and the
+within-bin z-score to bring the correlation down to a non-significant one (docs/design.md §3).
+The correction works when it leaves FD* uncorrelated with length (p above ``alpha``) where
+FD_raw was correlated.
 
 What z-scoring within bins removes is the part of the correlation *between* bins: each bin's FD*
 has mean 0. What it keeps is the part *within* each bin, so a correlation inside the bins (long

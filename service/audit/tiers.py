@@ -1,5 +1,5 @@
-"""Tier-variance audit (seed 000's "ghost audit"): does FD* tell the source tiers apart, or has
-the signal collapsed?
+"""Tier-variance audit (the "ghost audit", docs/design.md §3): does FD* tell the source tiers apart,
+or has the signal collapsed?
 
 For each level (chunks, documents), over the nodes that have a length bin, per source type ``t``
 with nodes ``N_t``:
@@ -8,7 +8,7 @@ with nodes ``N_t``:
 * the tier variance ``SD_between = sqrt(Σ_t (mean_t − m)² / T)`` with ``m`` the mean of the ``T``
   per-type means (each tier counts once, whatever its size).
 
-The seed required ``SD_between ≥ 0.10`` "so that the reranking signal does not collapse"; below
+The method asks for ``SD_between ≥ 0.10``, so that the reranking signal does not collapse; below
 it the audit flags the level. With one source type ``SD_between`` is 0 and the level is flagged:
 FD* cannot separate tiers that are not there.
 
@@ -30,7 +30,7 @@ from service.audit.nodes import FdNode, of_level
 from service.audit.plotting import colours, figure, label, save
 from service.factual_density import FdLevel
 
-# Seed 000: "Desvio Padrão ≥ 0.10" across source tiers.
+# The least spread of FD* across source tiers that still separates them.
 DEFAULT_THRESHOLD = 0.10
 
 
@@ -149,5 +149,5 @@ def plot_tiers(nodes: Sequence[FdNode], audit: TierAudit, path: Path) -> Path:
         )
         ax.set_ylabel("FD*")
         ax.legend(fontsize="small")
-    drawn.suptitle("Tier variance of FD* across source types (seed 000's ghost audit)")
+    drawn.suptitle("Tier variance of FD* across source types")
     return save(drawn, path)

@@ -6,7 +6,7 @@ checkout, and the server runs from those jars with a ``neo4j.conf`` this module 
 
 We start ``org.neo4j.server.CommunityEntryPoint`` directly rather than through Neo4j's bootloader,
 so the JVM flags the bootloader would derive from ``neo4j.conf`` (heap, ``--add-opens``) are given
-here (source: Neo4j 5.x ``BootloaderOsAbstraction``; see ../shared/notes/neo4j.md §1.4).
+here (source: Neo4j 5.x, ``org.neo4j.server.startup.BootloaderOsAbstraction`` in neo4j/neo4j).
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ The graph holds each chunk's and document's ``fd_raw`` and length bin, and each 
 statistics (``loaders/fd_stats.py``); FD* is computed here from them when a search reads it
 (``service.factual_density``), so it is always that of the corpus as it is now.
 
-* ``FdRerank`` (seed 000, §3, condition C): the top ``fd_pool`` hits scored again as
-  ``(1 − λ)·score + λ·FD*_rescaled``; with mode ``dense`` the score is the cosine and this is
-  the seed's pipeline (cosine top 20; the seed's λ = 0.5, ours 0.1 by default). Hits below the
+* ``FdRerank`` (docs/design.md §3): the top ``fd_pool`` hits scored again as
+  ``(1 − λ)·score + λ·FD*_rescaled`` (with mode ``dense`` the score is the cosine; λ = 0.1
+  and a pool of 20 by default). Hits below the
   pool keep their order at ``(1 − λ)·score``, as if their FD*_rescaled were 0, so they stay
   below every reranked hit.
 * FD* as a signal of the fusion is one of the priors of ``priors.FusedPriors``.

@@ -1,5 +1,6 @@
-"""Hyperlink expansion (seed 001's second pass): after the ranking, follow the top hits' links to
-the chunks they name, keep those the anchor context validates, and attach them to their hit.
+"""Hyperlink expansion (docs/design.md §4), the second pass of a search: after the ranking,
+follow the top hits' links to the chunks they name, keep those the anchor context validates,
+and attach them to their hit.
 
 From each hit's chunk the ``LINKS_TO`` links are followed depth-first, up to ``expand_depth``
 links away, with **one visited registry for the whole answer**: each chunk is integrated once, by
@@ -20,7 +21,7 @@ holding the link, FD*_rescaled ∈ [0, 1] its factual density (``service.factual
 w = ``expand_fd_weight`` (0.25) and γ = ``expand_decay`` (0.95) per hop, so a chunk ``h`` links
 away keeps at most γ^h of its hit's score. The anchor weight ``1 − w + w·FD*_rescaled`` is
 increasing in FD* (for w > 0) and never below 1 − w: a link from a dense, well-sourced passage
-is trusted more, but a sparse one still leads somewhere (seed 000's future work: FD* as the
+is trusted more, but a sparse one still leads somewhere (factual density as the
 anchor node's weight). The validation decides *whether* a chunk is kept, not how much it
 inherits: multiplying the score by the cosine ranked second-hop passages lower.
 

@@ -2,9 +2,8 @@
 
 Each path (``"dense"``, ``"bm25"``, ``"tfidf"``, ``"metadata"``, ``"entity"``) gives a score per
 candidate id, already normalised (``service.retrieval.normalise``). Fusion combines them with
-configurable weights and a combination mode (seed 001, §3: "I candidati vengono combinati
-utilizzando pesi e modalità di combinazione configurabili (Somma, Max, Media) o Reciprocal Rank
-Fusion (RRF) per aggregare le classifiche ordinali"). The modes are weighted forms of the
+configurable weights and a combination mode (sum, max, mean, or reciprocal rank fusion of the
+ranks; docs/design.md §1). The modes are weighted forms of the
 classic combinations of Fox & Shaw 1994 ("Combination of multiple searches", TREC-2) and of
 Cormack, Clarke & Büttcher 2009 ("Reciprocal rank fusion outperforms Condorcet and individual
 rank learning methods", SIGIR).

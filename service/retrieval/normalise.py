@@ -2,9 +2,8 @@
 
 Each candidate path scores on its own scale: cosine similarity is bounded in [-1, 1], BM25 and
 TF-IDF are unbounded, metadata matches may be counts. Fusing raw scores lets the path with the
-widest range dominate the ranking, so every path is normalised on its own first (seed 001, §3
-"Over-Fetching e Fusione dei Punteggi": "I punteggi sono standardizzati utilizzando Min-Max, L2 o
-Z-Score per mappare distribuzioni divergenti su una scala uniforme").
+widest range dominate the ranking, so every path is normalised on its own first, by min-max, L2
+or z-score, onto one scale (docs/design.md §1).
 
 The methods, for the scores ``s`` of one path over its candidates:
 

@@ -4,7 +4,7 @@ like a path, ``stages.rank_candidates``'s ``signals``), so that it moves hits on
 own scale and finds no candidates of its own:
 
 * ``fd`` (``fd_weight``): FD*_rescaled of the candidate, its chunk's at chunk level and its
-  document's at document level (``service.factual_density``; seed 000);
+  document's at document level (``service.factual_density``; docs/design.md §3);
 * ``pagerank`` (``pagerank_weight``): the PageRank of the candidate's document in the link graph
   (``anchorgraph graph pagerank`` writes it; ``service.link_graph``).
 

@@ -1,7 +1,6 @@
 """Multi-signal document scoring: one score from five named signals, each kept for the answer.
 
-The score of a document is the weighted sum of five signals (seed 002, "Multi-Signal Scoring
-v2", §2.2 "Sinais e Pesos"):
+The score of a document is the weighted sum of five signals (docs/design.md §2):
 
     score = W_doc·S_doc + W_segment·S_segment + W_entity·S_entity + W_triple·S_triple
             + W_text·S_text
@@ -11,15 +10,15 @@ signal                weight  meaning
 ====================  ======  ==============================================================
 ``S_doc``             0.25    similarity of the query to the whole document
 ``S_segment``         0.30    similarity of the query to the document's best chunk
-``S_entity``          0.20    coverage of the query's exactly matched entities (§4.2)
+``S_entity``          0.20    coverage of the query's exactly matched entities
 ``S_triple``          0.15    similarity of the query to the document's relation triples
 ``S_text``            0.10    full-text (keyword) match
-``S_fd``              0       FD*_rescaled of the document (seed 000; ours, off by default)
+``S_fd``              0       FD*_rescaled of the document (docs/design.md §3; off by default)
 ====================  ======  ==============================================================
 
 The default weights sum to 1, so the score stays in [0, 1] when every signal does. ``S_fd`` is
-not one of seed 002's signals: seed 000 proposes FD* as a ranking signal, and a caller who wants
-it in the document score gives it a weight.
+not one of the five: factual density can serve as a ranking signal, and a caller who wants it in
+the document score gives it a weight.
 """
 
 from __future__ import annotations
@@ -32,7 +31,7 @@ from types import MappingProxyType
 
 @dataclass(frozen=True, slots=True)
 class SignalWeights:
-    """The weight of each signal in the document score (defaults: seed 002, §2.2).
+    """The weight of each signal in the document score (defaults: docs/design.md §2).
 
     Attributes:
         doc: Weight of ``S_doc``.
@@ -126,16 +125,14 @@ class SignalBreakdown:
 def score_document(signals: DocumentSignals, weights: SignalWeights) -> SignalBreakdown:
     """Score one document as the weighted sum of its five signals.
 
-    ``score = Σ_i w_i·S_i`` over doc, segment, entity, triple and text (seed 002, §2.1–2.2) and
-    fd (seed 000's FD*, weight 0 unless asked for),
-    with the fallback ``S_segment := S_doc`` when the document has no chunks (seed 002, §4.1):
+    ``score = Σ_i w_i·S_i`` over doc, segment, entity, triple and text and fd (FD*, weight 0
+    unless asked for), with the fallback ``S_segment := S_doc`` when the document has no chunks:
     without it a chunkless document would lose the segment weight (30 % by default) for a
     reason that says nothing about its relevance.
 
-    The seed applies the fallback whenever ``S_segment == 0 and S_doc > 0``, which also covers
-    documents whose chunks exist but were not retrieved or did not match. Here only a document
-    with no chunks (``s_segment is None``) falls back: a document whose chunks all miss the
-    query keeps its low ``S_segment`` instead of borrowing ``S_doc``.
+    Only a document with no chunks (``s_segment is None``) falls back, not one whose chunks
+    exist but were not retrieved or did not match (``S_segment == 0``): a document whose chunks
+    all miss the query keeps its low ``S_segment`` instead of borrowing ``S_doc``.
 
     Args:
         signals: The document's raw signals.
@@ -170,12 +167,12 @@ def score_document(signals: DocumentSignals, weights: SignalWeights) -> SignalBr
 def entity_coverage(matched: Collection[str], exact_query_entities: Collection[str]) -> float:
     """The share of the query's exactly matched entities that a document contains.
 
-    ``S_entity = |matched ∩ exact| / |exact|`` (seed 002, §2.3 and §4.2). Only entities found
+    ``S_entity = |matched ∩ exact| / |exact|``. Only entities found
     in the query by exact match form the denominator: entities found semantically or through
     triples would dilute it, so a document holding every entity the user actually named could
-    not reach 1 (the problem §4.2 fixes). Entities are compared as given (normalise ids before
+    not reach 1. Entities are compared as given (normalise ids before
     calling) and counted once each; a matched entity that is not an exact query entity is
-    ignored, so the result is always in [0, 1] (the seed divides ``len(matched)`` directly).
+    ignored, so the result is always in [0, 1] (dividing ``len(matched)`` directly would not be).
 
     Args:
         matched: Ids of the query entities found in the document.

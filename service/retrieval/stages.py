@@ -6,8 +6,8 @@
   is embedded, the rest once its entities are found) → ``Retrieved``.
 * ``fuse_candidates``: per path, best chunk (or document) → normalise → fuse → ``Ranking``.
 * ranking stages: ``Feedback`` (Rocchio: the dense paths again with the query moved towards the
-  top documents, and fuse again), ``MultiSignal`` (seed 002's document scoring), ``Cut``
-  (threshold and top k).
+  top documents, and fuse again), ``MultiSignal`` (multi-signal document scoring,
+  docs/design.md §2), ``Cut`` (threshold and top k).
 * ``hydrate``: the hits' titles and texts → ``Hit``.
 """
 
@@ -320,8 +320,8 @@ class Feedback:
 
 
 class MultiSignal:
-    """Score the candidate documents with the five signals of seed 002 (one round trip for the
-    signals of the pool, then ``multisignal_ranking``)."""
+    """Score the candidate documents with the five signals of docs/design.md §2 (one round
+    trip for the signals of the pool, then ``multisignal_ranking``)."""
 
     name = "multisignal"
 

@@ -164,8 +164,8 @@ def test_llamaindex_retriever(library: Library, direct: SearchResult) -> None:
     assert_supporting([f.node.metadata for f in expanded])
 
 
-# --- the README ----------------------------------------------------------------------------------
-def test_the_readme_example_runs(
+# --- docs/adapters.md -----------------------------------------------------------------------------
+def test_the_example_of_docs_adapters_md_runs(
     library: Library,
     settings: Settings,
     monkeypatch: pytest.MonkeyPatch,
@@ -173,13 +173,13 @@ def test_the_readme_example_runs(
 ) -> None:
     from service.graph.driver import neo4j_auth
 
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Use it from LangChain / LlamaIndex / neo4j-graphrag / an agent")[1]
-    blocks = re.findall(r"```python\n(.*?)```", section.split("\n## ")[0], flags=re.DOTALL)
+    page = (ROOT / "docs" / "adapters.md").read_text(encoding="utf-8")
+    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
     assert len(blocks) == 1
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
-    exec(compile(blocks[0], "README.md", "exec"), {"__name__": "__readme__", "llm": echo_llm()})
+    namespace = {"__name__": "__docs__", "llm": echo_llm()}
+    exec(compile(blocks[0], "docs/adapters.md", "exec"), namespace)
     langchain, llamaindex, *graphrag = capsys.readouterr().out.splitlines()
     assert langchain.startswith(f"{FOUNDING} {{'raw': ")
     assert llamaindex.startswith(f"{FOUNDING} 0.")
