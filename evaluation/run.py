@@ -79,7 +79,7 @@ class EvalConfig:
     dataset: Path
     split: str
     conditions: Sequence[str] = ("all",)
-    out: Path | None = None  # default: benchmarks/out/<dataset>-<split> in the current folder
+    out: Path | None = None  # default: eval/<dataset>-<split> in Settings.data_dir
     max_queries: int | None = None
     seed: int = 0
     entities: bool = True  # spaCy NER and triples; False: gazetteer and identifier patterns
@@ -94,7 +94,7 @@ class EvalConfig:
     batch_size: int = 64
 
     def out_dir(self, split: BeirSplit) -> Path:
-        return self.out or Path("benchmarks/out") / f"{split.name}-{split.split}"
+        return self.out or Settings().data_dir / "eval" / f"{split.name}-{split.split}"
 
     def runtime_settings(self, settings: Settings) -> Settings:
         """The server's settings as the run ingests with them: without ``entities`` no spaCy

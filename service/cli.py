@@ -1,5 +1,14 @@
 """The ``anchorgraph`` command line: local Neo4j, schema, collections, ingestion, search, API
-server."""
+server.
+
+Each command loads only what it uses, imported when it runs (``service.cli_output``): the help
+imports no driver, model or settings; a command on the graph alone (``fd``, ``collections``,
+``audit length``) opens the connection without a model; ``db init`` reads the model's dimension
+from its files; ``search`` asks a running API (``--api``) or embeds its query with the model's
+checked ONNX export, without torch (``service.runtime.query_embedder``), as ``audit
+coverage|blindness``, ``graph link-titles`` and ``mcp`` embed their texts. Only the commands that
+embed documents (``ingest``, ``sync``, ``run``, ``eval``) and the API server load the whole model.
+"""
 
 from __future__ import annotations
 
@@ -10,28 +19,34 @@ import typer
 
 from service.cli_audit import audit_app
 from service.cli_graph import graph_app
-from service.cli_output import DEFAULT, CollectionOption, clear_errors, console, err, refuse
-from service.graph.local_server import LocalNeo4j
-from service.settings import Settings
+from service.cli_output import (
+    DEFAULT,
+    CollectionOption,
+    clear_errors,
+    command_group,
+    console,
+    err,
+    load_settings,
+    query_embedder,
+    refuse,
+)
 
-if TYPE_CHECKING:  # the loaders import spaCy; commands that need them import them late
+if TYPE_CHECKING:  # imported by the commands that use them (service.cli_output says why)
     from loaders.fd_stats import FdBinRow
     from loaders.ingest import IngestStats
-    from service.retrieval.types import FdScore, SearchResult
+    from service.graph.local_server import LocalNeo4j
+    from service.retrieval.types import FdScore, SearchOptions, SearchResult
+    from service.settings import Settings
 
-app = typer.Typer(
-    no_args_is_help=True,
+app = command_group(
+    "anchorgraph: knowledge retrieval on Neo4j (local server, schema, ingestion, API).",
     add_completion=False,
-    help="anchorgraph: knowledge retrieval on Neo4j (local server, schema, ingestion, API).",
 )
-neo4j_app = typer.Typer(no_args_is_help=True, help="The project's own local Neo4j server.")
-db_app = typer.Typer(no_args_is_help=True, help="The graph schema.")
-fd_app = typer.Typer(
-    no_args_is_help=True, help="Factual density FD*: length bins, their statistics, authority."
-)
-collections_app = typer.Typer(
-    no_args_is_help=True,
-    help="Collections: many sources side by side in one graph, each document in exactly one.",
+neo4j_app = command_group("The project's own local Neo4j server.")
+db_app = command_group("The graph schema.")
+fd_app = command_group("Factual density FD*: length bins, their statistics, authority.")
+collections_app = command_group(
+    "Collections: many sources side by side in one graph, each document in exactly one."
 )
 app.add_typer(neo4j_app, name="neo4j")
 app.add_typer(db_app, name="db")
@@ -42,6 +57,8 @@ app.add_typer(graph_app, name="graph")
 
 
 def _local(settings: Settings) -> LocalNeo4j:
+    from service.graph.local_server import LocalNeo4j
+
     if not settings.uses_local_server:
         err.print(
             f"[bold red]error:[/] ANCHORGRAPH_NEO4J_URI is set ({settings.neo4j_uri}); "
@@ -54,7 +71,9 @@ def _local(settings: Settings) -> LocalNeo4j:
 @neo4j_app.command("install")
 def neo4j_install() -> None:
     """Fetch the Neo4j server and Browser jars from Maven Central into the cache (once)."""
-    settings = Settings()
+    from service.graph.local_server import LocalNeo4j
+
+    settings = load_settings()
     with clear_errors(), console.status(f"Resolving Neo4j {settings.neo4j_version} with Maven"):
         # Installing is harmless with an external server too: `make setup` always runs it.
         lib = LocalNeo4j(settings).install()
@@ -64,7 +83,7 @@ def neo4j_install() -> None:
 @neo4j_app.command("start")
 def neo4j_start() -> None:
     """Start the local Neo4j on loopback and wait until Bolt answers."""
-    settings = Settings()
+    settings = load_settings()
     server = _local(settings)
     if (pid := server.status().pid) is not None:
         console.print(f"Neo4j is already running (pid {pid}) at {server.bolt_uri}.")
@@ -78,14 +97,14 @@ def neo4j_start() -> None:
 def neo4j_stop() -> None:
     """Stop the local Neo4j (and its JVM)."""
     with clear_errors():
-        stopped = _local(Settings()).stop()
+        stopped = _local(load_settings()).stop()
     console.print("Neo4j stopped." if stopped else "Neo4j was not running.")
 
 
 @neo4j_app.command("status")
 def neo4j_status() -> None:
     """Say whether the local Neo4j runs, and where."""
-    settings = Settings()
+    settings = load_settings()
     server = _local(settings)
     status = server.status()
     if status.running:
@@ -95,18 +114,37 @@ def neo4j_status() -> None:
         raise typer.Exit(3)
 
 
+@neo4j_app.command("password")
+def neo4j_password() -> None:
+    """Print the local Neo4j's password (the Browser login asks for it); nothing else prints
+    it, so that it stays off screens and terminal logs."""
+    settings = load_settings()
+    server = _local(settings)
+    if settings.neo4j_password is None and not server.password_file.exists():
+        err.print(
+            f"[bold red]error:[/] no password yet ({server.password_file}): the first "
+            "`anchorgraph neo4j start` makes one."
+        )
+        raise typer.Exit(1)
+    typer.echo(server.password())
+
+
 @db_app.command("init")
 def db_init() -> None:
     """Create constraints and indexes (idempotent) and wait until they are ONLINE."""
-    from service.runtime import open_runtime
+    from service.graph.schema import apply_schema
+    from service.runtime import embedding_dimension, open_graph
 
-    settings = Settings()
-    with (
-        clear_errors(),
-        console.status(f"Loading {settings.embedding_model}, applying the schema"),
-        open_runtime(settings, schema="apply") as runtime,
-    ):
-        states, dimension = runtime.indexes, runtime.embedder.dimension
+    settings = load_settings()
+    with clear_errors():
+        # The vector indexes need the model's dimension only, which its files declare: the
+        # model itself (torch, seconds) loads only for a model whose files say too little.
+        dimension = embedding_dimension(settings)
+        with (
+            console.status("Applying the schema"),
+            open_graph(settings) as graph,
+        ):
+            states = apply_schema(graph, dimension, settings.index_online_timeout_s)
     for state in states:
         console.print(f"  {state.name:<22} {state.type:<9} {state.state}")
     console.print(
@@ -141,7 +179,7 @@ def fd_recompute(
     from service.factual_density import FdLevel
     from service.runtime import open_graph
 
-    settings = Settings()
+    settings = load_settings()
     bounds = {
         FdLevel.CHUNK: _bounds(chunk_bounds, "--chunk-bounds") or settings.fd_chunk_bounds,
         FdLevel.DOCUMENT: _bounds(document_bounds, "--document-bounds")
@@ -328,7 +366,7 @@ def ingest(
     # Batches of long texts keep every core busy between the threads' barriers, unlike one
     # query: on 2 cores, 2 threads ingested SciFact's first 600 abstracts 17 % faster with spaCy
     # and 30 % faster without it (benchmarks/ingest.py --threads 1 / 2).
-    settings = Settings()
+    settings = load_settings()
     update: dict[str, object] = {"embedding_threads": threads}
     if classify_source_types is not None:
         update["classify_source_types"] = classify_source_types
@@ -396,7 +434,7 @@ def sync(
     from service.ingestion import read_all
     from service.runtime import open_runtime
 
-    settings = Settings()
+    settings = load_settings()
     with clear_errors():
         documents, skipped = read_all(settings, path)
         for item in skipped:
@@ -492,8 +530,8 @@ def search_command(
     fd_rerank: Annotated[
         bool,
         typer.Option(
-            help="FD*-optimised rerank (seed 000): the top --fd-pool hits scored "
-            "(1 − λ)·score + λ·FD*_rescaled. With --mode dense: the seed's condition C."
+            help="FD* rerank (factual density, docs/design.md §3): the top --fd-pool hits "
+            "scored (1 − λ)·score + λ·FD*_rescaled; with --mode dense the score is the cosine."
         ),
     ] = False,
     fd_lambda: Annotated[
@@ -514,11 +552,22 @@ def search_command(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print the result as POST /search returns it.")
     ] = False,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            help="Search through the API running at this URL (e.g. http://127.0.0.1:8000), "
+            "which has the model loaded, instead of opening Neo4j here; sends "
+            "ANCHORGRAPH_API_KEY if set.",
+        ),
+    ] = None,
 ) -> None:
-    """Search the graph from the terminal, with the engine the API and the library use."""
+    """Search the graph from the terminal, with the engine the API and the library use.
+
+    The query is embedded with the model's checked ONNX export, without torch; the first search
+    after installing (or changing) the model loads it in full once, to check and record that
+    export."""
     from pydantic import ValidationError
 
-    from service.library import open_search
     from service.retrieval.types import Filters, SearchOptions
 
     try:
@@ -545,47 +594,99 @@ def search_command(
         )
         err.print(f"[bold red]error:[/] {problems}")
         raise typer.Exit(2) from None
-    with clear_errors(), open_search() as searcher:
-        result = searcher(options)
+    result = _search_api(api, options) if api else _search_here(options)
     if as_json:
         console.print_json(result.model_dump_json())
         return
     _print_result(result, explain=explain)
 
 
+def _search_here(options: SearchOptions) -> SearchResult:
+    """One search on the configured graph, read-only, the query embedded without torch."""
+    from service.retrieval.pipeline import search
+    from service.runtime import open_runtime
+
+    with (
+        clear_errors(),
+        open_runtime(load_settings(), schema="verify", embedder_factory=query_embedder) as rt,
+    ):
+        return search(rt.search, options)
+
+
+def _search_api(url: str, options: SearchOptions) -> SearchResult:
+    """The same search through ``POST /search`` of a running API (which may hold the only
+    password to the graph, and has the model loaded)."""
+    import httpx
+    from rich.markup import escape
+
+    from service.retrieval.types import SearchResult
+
+    key = load_settings().api_key
+    headers = {"X-API-Key": key.get_secret_value()} if key is not None else {}
+    endpoint = f"{url.rstrip('/')}/search"
+    try:
+        response = httpx.post(
+            endpoint,
+            json=options.model_dump(mode="json", exclude_unset=True),
+            headers=headers,
+            timeout=120.0,
+        )
+    except httpx.HTTPError as error:
+        message = f"no answer from {endpoint}: {error}"
+        err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
+        raise typer.Exit(1) from None
+    if response.status_code != 200:
+        try:
+            problem = response.json()
+            detail = f"{problem['title']}: {problem['detail']}"
+        except (ValueError, KeyError, TypeError):
+            detail = response.text[:500]
+        err.print(
+            f"[bold red]error:[/] {escape(endpoint)} answered {response.status_code}: "
+            f"{escape(detail)}",
+            soft_wrap=True,
+        )
+        raise typer.Exit(1)
+    return SearchResult.model_validate_json(response.content)
+
+
 def _print_result(result: SearchResult, *, explain: bool) -> None:
+    from rich.markup import escape
     from rich.table import Table
 
-    table = Table(show_lines=explain, title=f"{result.mode} · {result.level} · {result.query!r}")
+    # Every text from the query or the documents is escaped: "[the report](…)" in a Markdown
+    # page is rich markup to the console, and would vanish ("[/x]" would end the command).
+    title = escape(f"{result.mode} · {result.level} · {result.query!r}")
+    table = Table(show_lines=explain, title=title)
     for column, justify in (("#", "right"), ("score", "right"), ("FD*", "right"),
                             ("document", "left"), ("title / text", "left")):  # fmt: skip
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
     for hit in result.hits:
         text = " ".join(hit.text.split())
-        cell = f"[bold]{hit.title}[/]\n{text[:160]}{'…' if len(text) > 160 else ''}"
+        cell = f"[bold]{escape(hit.title)}[/]\n{escape(text[:160])}{'…' if len(text) > 160 else ''}"
         if explain and hit.paths:
             cell += "\n" + "  ".join(
                 f"{path} {score.raw:.3f}→{score.normalised:.3f} (+{score.contribution:.3f})"
                 for path, score in hit.paths.items()
             )
         if explain and hit.fd is not None:
-            cell += "\n" + _fd_line(hit.fd)
+            cell += "\n" + escape(_fd_line(hit.fd))
         fd = "" if hit.fd is None or hit.fd.fd_star is None else f"{hit.fd.fd_star:+.2f}"
         for s in hit.supporting:
-            path = " → ".join(f"“{step.anchor_text}”" for step in s.path)
-            cell += f"\n  ↳ {s.document_id} via {path} ({s.score:.3f})"
+            path = " → ".join(f"“{escape(step.anchor_text)}”" for step in s.path)
+            cell += f"\n  ↳ {escape(s.document_id)} via {path} ({s.score:.3f})"
         document = (
             hit.document_id
             if len(result.collections) == 1
             else f"{hit.collection}: {hit.document_id}"
         )
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, document, cell)
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, escape(document), cell)
     console.print(table)
     if result.entities:
-        names = ", ".join(f"{e.name} ({e.how})" for e in result.entities[:8])
+        names = escape(", ".join(f"{e.name} ({e.how})" for e in result.entities[:8]))
         console.print(f"entities: {names}")
     if result.feedback_documents:
-        console.print(f"feedback from: {', '.join(result.feedback_documents)}")
+        console.print(f"feedback from: {escape(', '.join(result.feedback_documents))}")
     if result.tokens is not None:
         t = result.tokens
         console.print(
@@ -619,7 +720,7 @@ def serve(
     ] = 1,
 ) -> None:
     """Run the REST API against the configured Neo4j (which must be running)."""
-    _serve(Settings(), host, port, workers=workers)
+    _serve(load_settings(), host, port, workers=workers)
 
 
 @app.command("mcp")
@@ -649,7 +750,9 @@ def mcp_command(
     with clear_errors():
         names = frozenset(collection_name(name) for name in collection or [])
         access = Access(read=names, write=frozenset()) if names else FULL_ACCESS
-        with open_search(Settings()) as searcher:
+        # Its tools embed queries only: the model's ONNX export, without torch. A notice that
+        # the full model loads goes to stderr, never to stdout, the stdio protocol's.
+        with open_search(load_settings(), embedder_factory=query_embedder) as searcher:
             if http:  # stdout stays the protocol's under stdio, so what is said goes to stderr
                 err.print(f"MCP (streamable HTTP): http://{host}:{port}/mcp")
             serve_mcp(
@@ -678,7 +781,9 @@ def run(
 
     A Neo4j this command started is stopped again when the API stops.
     """
-    settings = Settings()
+    from service.graph.local_server import LocalNeo4j
+
+    settings = load_settings()
     started: LocalNeo4j | None = None
     if settings.uses_local_server:
         server = LocalNeo4j(settings)
@@ -721,7 +826,8 @@ def evaluate(
         Path | None,
         typer.Option(
             help="Where results.json, results.md and chart.png go; default: "
-            "benchmarks/out/<dataset>-<split> in the current folder."
+            "eval/<dataset>-<split> in the data folder (ANCHORGRAPH_DATA_DIR, "
+            "~/.local/share/anchorgraph)."
         ),
     ] = None,
     max_queries: Annotated[
@@ -852,16 +958,19 @@ def _serve(settings: Settings, host: str | None, port: int | None, *, workers: i
 
 
 def _print_server(settings: Settings, server: LocalNeo4j, headline: str) -> None:
-    # A generated password is shown: it guards a loopback-only development server, and the
-    # Browser login needs it. A password the user configured is theirs and is not echoed.
+    # Where the password is, never the password: terminals are shared, recorded and scrolled
+    # back. The generated one is in a 0600 file; `anchorgraph neo4j password` prints it.
     password = (
-        server.password() if settings.neo4j_password is None else "(ANCHORGRAPH_NEO4J_PASSWORD)"
+        f"password in {server.password_file} (`anchorgraph neo4j password` prints it)"
+        if settings.neo4j_password is None
+        else "password from ANCHORGRAPH_NEO4J_PASSWORD"
     )
     console.print(
         f"{headline}\n"
         f"  Bolt:          {server.bolt_uri}\n"
         f"  Neo4j Browser: {server.browser_url}\n"
-        f"  Login:         {settings.neo4j_user} / {password}"
+        f"  Login:         {settings.neo4j_user}, {password}",
+        soft_wrap=True,
     )
 
 

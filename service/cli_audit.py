@@ -1,45 +1,82 @@
 """``anchorgraph audit``: the FD* audits of the configured graph (``service.audit``), each a
-table in the terminal and a PNG in ``--out``; ``--json`` prints what the ``/audit`` endpoint
-returns instead of the table.
+table in the terminal and a PNG in ``--out`` (default: ``audit/`` in the data folder,
+``Settings.data_dir``, never the current folder); ``--json`` prints what the ``/audit`` endpoint
+returns instead of the table (and nothing else).
 
 ``length`` and ``tiers`` read numbers only and open the graph alone, like ``anchorgraph fd
-stats``; ``coverage`` and ``blindness`` embed text, so they load the model and verify the schema
-(``open_runtime``, read-only)."""
+stats``; ``coverage`` embeds its claims and ``blindness`` its one query as the service embeds a
+query, with the query encoder (``service.runtime.query_embedder``: the model's ONNX export, no
+torch), both verifying the schema (``open_runtime``, read-only)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, TypeVar
 
 import typer
 from rich.table import Table
 
-from service.cli_output import DEFAULT, CollectionOption, clear_errors, console, refuse
-from service.settings import Settings
+from service.cli_output import (
+    DEFAULT,
+    CollectionOption,
+    clear_errors,
+    command_group,
+    console,
+    load_settings,
+    query_embedder,
+    refuse,
+)
 
 if TYPE_CHECKING:  # heavy (scipy, numpy, the retrieval engine): imported inside the commands
+    from pydantic import BaseModel
+
     from service.audit import BlindnessAudit, CoverageAudit, LengthAudit, TierAudit
     from service.audit.length import Correlation
+    from service.settings import Settings
 
-audit_app = typer.Typer(
-    no_args_is_help=True,
-    help="FD* audits (seed 000): length confound, tier variance, corpus–benchmark coverage and "
-    "expert blindness; each prints a table and writes a PNG.",
+A = TypeVar("A", bound="BaseModel")  # an audit's result
+
+audit_app = command_group(
+    "FD* audits (docs/audits.md): length confound, tier variance, corpus–benchmark coverage and "
+    "expert blindness; each prints a table and writes a PNG."
 )
 
 
-DEFAULT_OUT = Path("benchmarks/out/audit")
-Out = Annotated[Path, typer.Option(help="Folder the PNG goes to.", file_okay=False)]
+Out = Annotated[
+    Path | None,
+    typer.Option(
+        help="Folder the PNG goes to; default: audit/ in the data folder (ANCHORGRAPH_DATA_DIR, "
+        "~/.local/share/anchorgraph).",
+        file_okay=False,
+    ),
+]
 AsJson = Annotated[
     bool, typer.Option("--json", help="Print the result as the /audit endpoint returns it.")
 ]
+
+
+def _out(out: Path | None, settings: Settings) -> Path:
+    """The folder the PNGs go to: ``--out``, else ``audit`` in the data folder."""
+    return out if out is not None else settings.data_dir / "audit"
+
+
+def _report(audit: A, png: Path, table: Callable[[A], None], *, as_json: bool) -> None:
+    """The audit's table and where its PNG went; with ``--json`` the audit as the endpoint
+    returns it and nothing else, so that the output parses as JSON whole (the PNG is where
+    ``--out`` or the data folder says)."""
+    if as_json:
+        console.print_json(audit.model_dump_json())
+        return
+    table(audit)
+    console.print(f"plot: {png}", soft_wrap=True, highlight=False)
 
 
 @audit_app.command("length")
 def length(
     alpha: Annotated[float, typer.Option(help="Significance level of the tests.")] = 0.05,
     collection: CollectionOption = DEFAULT,
-    out: Out = DEFAULT_OUT,
+    out: Out = None,
     as_json: AsJson = False,
 ) -> None:
     """Length confound: Pearson r and p of FD_raw and of FD* against n_tokens, per level."""
@@ -48,15 +85,12 @@ def length(
 
     if not 0 < alpha < 1:
         refuse(f"--alpha must be within (0, 1), got {alpha}")
-    with clear_errors(), open_graph(Settings()) as graph:
+    settings = load_settings()
+    with clear_errors(), open_graph(settings) as graph:
         nodes = read_nodes(graph, collection)
     audit = length_audit(nodes, alpha)
-    png = plot_length(nodes, audit, out / "length.png")
-    if as_json:
-        console.print_json(audit.model_dump_json())
-        return
-    _print_length(audit)
-    console.print(f"plot: {png}")
+    png = plot_length(nodes, audit, _out(out, settings) / "length.png")
+    _report(audit, png, _print_length, as_json=as_json)
 
 
 @audit_app.command("tiers")
@@ -65,22 +99,19 @@ def tiers(
         float, typer.Option(min=0.0, help="Flag a level whose SD across tier means is below.")
     ] = 0.10,
     collection: CollectionOption = DEFAULT,
-    out: Out = DEFAULT_OUT,
+    out: Out = None,
     as_json: AsJson = False,
 ) -> None:
     """Tier variance (the ghost audit): FD* per source type and the SD across their means."""
     from service.audit import plot_tiers, read_nodes, tier_audit
     from service.runtime import open_graph
 
-    with clear_errors(), open_graph(Settings()) as graph:
+    settings = load_settings()
+    with clear_errors(), open_graph(settings) as graph:
         nodes = read_nodes(graph, collection)
     audit = tier_audit(nodes, threshold)
-    png = plot_tiers(nodes, audit, out / "tiers.png")
-    if as_json:
-        console.print_json(audit.model_dump_json())
-        return
-    _print_tiers(audit)
-    console.print(f"plot: {png}")
+    png = plot_tiers(nodes, audit, _out(out, settings) / "tiers.png")
+    _report(audit, png, _print_tiers, as_json=as_json)
 
 
 @audit_app.command("coverage")
@@ -104,7 +135,7 @@ def coverage(
         int, typer.Option("-k", "--k", min=1, max=100, help="Nearest chunks checked per claim.")
     ] = 20,
     collection: CollectionOption = DEFAULT,
-    out: Out = DEFAULT_OUT,
+    out: Out = None,
     as_json: AsJson = False,
 ) -> None:
     """Corpus–benchmark coverage: the share of claims some chunk covers (cosine and shared
@@ -112,12 +143,12 @@ def coverage(
     from service.audit import coverage_audit, plot_coverage, read_claims
     from service.runtime import open_runtime
 
-    settings = Settings()
+    settings = load_settings()
     with clear_errors():
         texts = read_claims(claims, column)
         with (
-            console.status(f"Loading {settings.embedding_model}, checking {len(texts)} claims"),
-            open_runtime(settings, schema="verify") as runtime,
+            console.status(f"Checking {len(texts)} claims"),
+            open_runtime(settings, schema="verify", embedder_factory=query_embedder) as runtime,
         ):
             audit = coverage_audit(
                 runtime.graph,
@@ -130,12 +161,8 @@ def coverage(
                 seed=seed,
                 k=k,
             )
-    png = plot_coverage(audit, out / "coverage.png")
-    if as_json:
-        console.print_json(audit.model_dump_json())
-        return
-    _print_coverage(audit)
-    console.print(f"plot: {png}")
+    png = plot_coverage(audit, _out(out, settings) / "coverage.png")
+    _report(audit, png, _print_coverage, as_json=as_json)
 
 
 @audit_app.command("blindness")
@@ -147,7 +174,7 @@ def blindness(
     ] = 0.1,
     fd_pool: Annotated[int, typer.Option(min=1, help="Cosine hits the rerank scores again.")] = 20,
     collection: CollectionOption = DEFAULT,
-    out: Out = DEFAULT_OUT,
+    out: Out = None,
     as_json: AsJson = False,
 ) -> None:
     """Expert blindness for one query: the top k documents under cosine, BM25 and FD*-optimised
@@ -155,21 +182,16 @@ def blindness(
     from service.audit import blindness_audit, plot_blindness
     from service.runtime import open_runtime
 
-    settings = Settings()
+    settings = load_settings()
     with (
         clear_errors(),
-        console.status(f"Loading {settings.embedding_model}"),
-        open_runtime(settings, schema="verify") as runtime,
+        open_runtime(settings, schema="verify", embedder_factory=query_embedder) as runtime,
     ):
         audit = blindness_audit(
             runtime.search, query, collection, k=k, fd_lambda=fd_lambda, fd_pool=fd_pool
         )
-    png = plot_blindness(audit, out / "blindness.png")
-    if as_json:
-        console.print_json(audit.model_dump_json())
-        return
-    _print_blindness(audit)
-    console.print(f"plot: {png}")
+    png = plot_blindness(audit, _out(out, settings) / "blindness.png")
+    _report(audit, png, _print_blindness, as_json=as_json)
 
 
 # --- tables --------------------------------------------------------------------------------------

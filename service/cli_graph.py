@@ -3,7 +3,8 @@ as GraphML, and PageRank over it stored as a document prior that fusion may use;
 made over an existing graph (``loaders.title_pass``).
 
 ``export`` and ``pagerank`` read the graph alone (``open_graph``): no model, no schema check, like
-``anchorgraph fd``; ``link-titles`` embeds link contexts, so it opens the whole runtime.
+``anchorgraph fd``; ``link-titles`` embeds link contexts, so it opens the whole runtime, with the
+query encoder (``service.runtime.query_embedder``) rather than the model.
 """
 
 from __future__ import annotations
@@ -14,15 +15,22 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from service.cli_output import DEFAULT, CollectionOption, clear_errors, console, refuse
-from service.settings import Settings
+from service.cli_output import (
+    DEFAULT,
+    CollectionOption,
+    clear_errors,
+    command_group,
+    console,
+    load_settings,
+    query_embedder,
+    refuse,
+)
 
 if TYPE_CHECKING:  # networkx and the Cypher catalogue: imported inside the commands
     from service.link_graph import PageRankSummary
 
-graph_app = typer.Typer(
-    no_args_is_help=True,
-    help="The document link graph: export it as GraphML, or store its PageRank as a prior.",
+graph_app = command_group(
+    "The document link graph: export it as GraphML, or store its PageRank as a prior."
 )
 
 
@@ -38,7 +46,7 @@ def export(
     from service.link_graph import export_graphml, read_link_graph
     from service.runtime import open_graph
 
-    with clear_errors(), open_graph(Settings()) as graph:
+    with clear_errors(), open_graph(load_settings()) as graph:
         digraph = read_link_graph(graph, collection)
     out.parent.mkdir(parents=True, exist_ok=True)
     export_graphml(digraph, out)
@@ -66,7 +74,8 @@ def link_titles(
 
     with (
         clear_errors(),
-        open_runtime(Settings(), schema="apply") as runtime,
+        # Link contexts are short texts, embedded as the service embeds a query (no torch).
+        open_runtime(load_settings(), schema="apply", embedder_factory=query_embedder) as runtime,
         Progress(console=console, transient=True) as bar,
     ):
         task = bar.add_task("relinking documents", total=None)
@@ -100,7 +109,7 @@ def pagerank(
 
     if not 0 < damping < 1:
         refuse(f"--damping must be within (0, 1), got {damping}")
-    with clear_errors(), open_graph(Settings()) as graph:
+    with clear_errors(), open_graph(load_settings()) as graph:
         summary = run_pagerank(graph, collection, damping, write=write)
     _print_pagerank(summary)
     if write:

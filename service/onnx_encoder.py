@@ -15,6 +15,15 @@ pooling and L2 normalisation. It is used only when the model is exactly Transfor
 (cosine ≥ ``MIN_AGREEMENT``); otherwise ``build`` raises ``OnnxUnavailable`` and the caller keeps
 torch. sentence-transformers' own ``backend="onnx"`` would do this, but it needs optimum-onnx,
 whose releases all pin ``transformers<4.58`` (huggingface/optimum-onnx#114).
+
+A process that only embeds queries (``anchorgraph search``) should not pay the seconds torch and
+sentence-transformers take to import. So once an export has passed that check, ``build`` leaves
+a small manifest beside it, keyed by the model's folder: the export's file, the tokenizer as
+configured here (a ``tokenizers`` JSON file), the vectors' dimension, and a fingerprint of the
+model folder's files. ``OnnxQueryEncoder.cached`` opens that with ONNX Runtime and ``tokenizers``
+alone; the tokenizer and the session are the ones ``build`` uses, so both give the same vectors.
+A model changed since (another fingerprint) or not in a local folder has no usable manifest, and
+the caller loads the full model, which checks and records the export again.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ import numpy.typing as npt
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
+    from tokenizers import Tokenizer
 
 log = logging.getLogger(__name__)
 
@@ -53,16 +63,28 @@ class OnnxUnavailable(RuntimeError):
 class OnnxQueryEncoder:
     """Embeds one text (or a few) with the ONNX export of a sentence-transformers model."""
 
-    def __init__(self, model: SentenceTransformer, session: Any, path: Path) -> None:
-        self._tokenizer = model.tokenizer
-        self._max_tokens = model.max_seq_length or 512
+    def __init__(self, tokenizer: Tokenizer, session: Any, path: Path) -> None:
+        """Args:
+        tokenizer: the model's tokenizer, truncating at its window and padding to the longest
+            text (``_tokenizer_of``).
+        session: an ONNX Runtime session of the export at ``path`` (``_session``).
+        """
+        self._tokenizer = tokenizer
         self._session = session
         self._inputs = [i.name for i in session.get_inputs()]
+        self._counter: Tokenizer | None = None
         self.path = path
+        width = session.get_outputs()[0].shape[-1]
+        self.dimension = width if isinstance(width, int) else int(self.embed(["."]).shape[1])
 
     @classmethod
     def build(
-        cls, model: SentenceTransformer, cache_dir: Path, threads: int = 1
+        cls,
+        model: SentenceTransformer,
+        cache_dir: Path,
+        threads: int = 1,
+        *,
+        source: Path | None = None,
     ) -> OnnxQueryEncoder:
         """Load the cached export of ``model``'s transformer (exporting it first if there is
         none), and check it against ``model``.
@@ -71,47 +93,89 @@ class OnnxQueryEncoder:
             model: a loaded sentence-transformers model (Transformer → mean Pooling → Normalize).
             cache_dir: where exports are kept, one file per model, keyed by its weights.
             threads: ONNX Runtime's intra-op threads; 0: its default (every core).
+            source: the local folder ``model`` was loaded from; given, the checked export is
+                recorded for ``cached`` (a model from a hub has none).
 
         Raises:
             OnnxUnavailable: onnxruntime or onnx is missing, the model has another shape, the
                 export fails, or its vectors disagree with sentence-transformers'.
         """
         try:
-            import onnxruntime
+            import onnxruntime  # noqa: F401  # only whether it is there; _session opens it
         except ImportError as error:
             raise OnnxUnavailable(f"onnxruntime is not installed ({error})") from error
         transformer = _transformer_of(model)
+        tokenizer = _tokenizer_of(model)
         path = cache_dir / "onnx" / f"{_export_key(transformer)}.onnx"
         if not path.exists():
             _export(transformer, path)
-        options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = 1
-        options.log_severity_level = 3  # errors only
-        try:
-            session = onnxruntime.InferenceSession(
-                str(path), options, providers=["CPUExecutionProvider"]
-            )
-        except Exception as error:  # a truncated or foreign file: export afresh next start
-            path.unlink(missing_ok=True)
-            raise OnnxUnavailable(f"cannot load {path}: {error}") from error
-        encoder = cls(model, session, path)
-        encoder._check_against(model)
+        encoder = cls(tokenizer, _session(path, threads), path)
+        agreement = encoder._check_against(model)
+        if source is not None:
+            _record(encoder, tokenizer, source, cache_dir, agreement)
         return encoder
+
+    @classmethod
+    def cached(cls, source: Path, cache_dir: Path, threads: int = 1) -> OnnxQueryEncoder:
+        """The export ``build`` checked and recorded for the model in the folder ``source``,
+        opened without torch, transformers or sentence-transformers.
+
+        Raises:
+            OnnxUnavailable: none is recorded, the model's files changed since, or the recorded
+                files are gone or unreadable; the message says which.
+        """
+        manifest_path = _manifest_path(source, cache_dir)
+        try:
+            manifest = json.loads(manifest_path.read_text())
+        except FileNotFoundError:
+            raise OnnxUnavailable(
+                f"no checked ONNX export of {source} in {cache_dir / 'onnx'} yet"
+            ) from None
+        except (OSError, ValueError) as error:
+            raise OnnxUnavailable(f"cannot read {manifest_path}: {error}") from error
+        if manifest.get("fingerprint") != _fingerprint(source):
+            raise OnnxUnavailable(f"the model in {source} changed since its export was checked")
+        path = manifest_path.parent.parent / str(manifest.get("export"))
+        tokenizer_path = manifest_path.parent / str(manifest.get("tokenizer"))
+        try:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(str(tokenizer_path))
+        except Exception as error:  # gone, or not a tokenizer: the full model records it again
+            raise OnnxUnavailable(f"cannot load {tokenizer_path}: {error}") from error
+        return cls(tokenizer, _session(path, threads), path)
 
     def embed(self, texts: list[str]) -> npt.NDArray[np.float32]:
         """Unit vectors, one row per text: mean of the token vectors under the mask, L2-normed."""
-        encoded = self._tokenizer(
-            texts, padding=True, truncation=True, max_length=self._max_tokens, return_tensors="np"
-        )
-        feeds = {name: encoded[name].astype(np.int64) for name in self._inputs}
-        (tokens,) = self._session.run(None, feeds)
+        if not texts:
+            return np.empty((0, self.dimension), dtype=np.float32)
+        encodings = self._tokenizer.encode_batch(texts)
+        encoded = {
+            "input_ids": np.array([e.ids for e in encodings], dtype=np.int64),
+            "attention_mask": np.array([e.attention_mask for e in encodings], dtype=np.int64),
+            "token_type_ids": np.array([e.type_ids for e in encodings], dtype=np.int64),
+        }
+        (tokens,) = self._session.run(None, {name: encoded[name] for name in self._inputs})
         mask = encoded["attention_mask"][..., None].astype(np.float32)
         pooled = (tokens * mask).sum(axis=1) / np.clip(mask.sum(axis=1), 1e-9, None)
         norms = np.clip(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12, None)
         return np.asarray(pooled / norms, dtype=np.float32)
 
-    def _check_against(self, model: SentenceTransformer) -> None:
+    def count_tokens(self, text: str) -> int:
+        """Tokens of ``text`` without special tokens and without truncation, as
+        ``SentenceTransformerEmbedder.count_tokens`` counts them."""
+        if self._counter is None:
+            from tokenizers import Tokenizer
+
+            counter = Tokenizer.from_str(self._tokenizer.to_str())
+            counter.no_truncation()
+            counter.no_padding()
+            self._counter = counter
+        return len(self._counter.encode(text, add_special_tokens=False).ids)
+
+    def _check_against(self, model: SentenceTransformer) -> float:
+        """The lowest cosine between this encoder's and sentence-transformers' vectors of the
+        probe texts (the export is deleted and refused below ``MIN_AGREEMENT``)."""
         expected = model.encode(
             list(PROBE_TEXTS),
             normalize_embeddings=True,
@@ -124,6 +188,102 @@ class OnnxQueryEncoder:
             raise OnnxUnavailable(
                 f"the ONNX export disagrees with sentence-transformers (cosine {agreement:.6f})"
             )
+        return agreement
+
+
+def _session(path: Path, threads: int) -> Any:
+    """An ONNX Runtime session of the export at ``path``, the same for ``build`` and ``cached``
+    so that both give the same vectors."""
+    try:
+        import onnxruntime
+    except ImportError as error:
+        raise OnnxUnavailable(f"onnxruntime is not installed ({error})") from error
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.log_severity_level = 3  # errors only
+    try:
+        return onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+    except Exception as error:  # a truncated or foreign file: export afresh next start
+        path.unlink(missing_ok=True)
+        raise OnnxUnavailable(f"cannot load {path}: {error}") from error
+
+
+def _tokenizer_of(model: SentenceTransformer) -> Tokenizer:
+    """A copy of the model's fast tokenizer set as sentence-transformers calls it: truncation at
+    the model's window, padding to the longest text. A copy, so that the model's own tokenizer,
+    which may be encoding a batch in another thread, is never reconfigured."""
+    from tokenizers import Tokenizer
+
+    own = model.tokenizer
+    backend = getattr(own, "backend_tokenizer", None)
+    if backend is None or own.pad_token is None:
+        raise OnnxUnavailable(f"the model's tokenizer ({type(own).__name__}) is not a fast one")
+    tokenizer = Tokenizer.from_str(backend.to_str())
+    tokenizer.enable_truncation(
+        max_length=model.max_seq_length or 512, direction=own.truncation_side
+    )
+    tokenizer.enable_padding(
+        direction=own.padding_side,
+        pad_id=own.pad_token_id,
+        pad_type_id=own.pad_token_type_id,
+        pad_token=own.pad_token,
+    )
+    return tokenizer
+
+
+def _manifest_path(source: Path, cache_dir: Path) -> Path:
+    key = hashlib.sha256(str(source.resolve()).encode()).hexdigest()[:16]
+    return cache_dir / "onnx" / "queries" / f"{key}.json"
+
+
+def _fingerprint(source: Path) -> str:
+    """Every file of the model folder by name, size and modification time: a model replaced in
+    place (new weights, another tokenizer) gets another fingerprint."""
+    entries = []
+    for path in sorted(source.rglob("*")):
+        if path.is_file():
+            stat = path.stat()
+            entries.append((str(path.relative_to(source)), stat.st_size, stat.st_mtime_ns))
+    return hashlib.sha256(json.dumps(entries).encode()).hexdigest()
+
+
+def _record(
+    encoder: OnnxQueryEncoder, tokenizer: Tokenizer, source: Path, cache_dir: Path, agreement: float
+) -> None:
+    """Write the manifest ``cached`` reads (and the tokenizer beside it), unless it is already
+    there as it would be written."""
+    manifest_path = _manifest_path(source, cache_dir)
+    tokenizer_path = manifest_path.with_suffix(".tokenizer.json")
+    manifest = {
+        "source": str(source.resolve()),
+        "fingerprint": _fingerprint(source),
+        "export": encoder.path.name,
+        "tokenizer": tokenizer_path.name,
+        "dimension": encoder.dimension,
+        "agreement": agreement,
+    }
+    try:
+        recorded = json.loads(manifest_path.read_text())
+    except (OSError, ValueError):
+        recorded = None
+    if recorded == manifest and tokenizer_path.exists():
+        return
+    _write_atomically(tokenizer_path, tokenizer.to_str())
+    _write_atomically(manifest_path, json.dumps(manifest, indent=2) + "\n")
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """``path`` holds ``text`` whole or is left as it was: another process reading it never
+    sees half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, partial = tempfile.mkstemp(dir=path.parent, suffix=".partial")
+    try:
+        with os.fdopen(handle, "w") as out:
+            out.write(text)
+        os.replace(partial, path)
+    finally:
+        Path(partial).unlink(missing_ok=True)
 
 
 def _transformer_of(model: SentenceTransformer) -> Any:

@@ -8,24 +8,41 @@ The API's lifespan, ``open_search``, every CLI command, the evaluation and the b
 
 Writers (the API, ``anchorgraph ingest``, ``db init``) apply the schema; read-only entry points
 verify it and never run DDL, so a search process can run with a read-only account.
+
+Short commands pay only for what they use: ``open_graph`` is the connection alone (no model, no
+ingestion or retrieval code imported), a read-only runtime builds its entity extractor and
+ingestor only if asked for them, and ``query_embedder`` embeds queries without torch.
 """
 
 from __future__ import annotations
 
 import gc
+import logging
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
-from loaders.ingest import Ingestor
-from service.embedding import Embedder, load_embedder
+from service.embedding import (
+    Embedder,
+    declared_dimension,
+    load_embedder,
+    load_query_embedder,
+)
 from service.graph.driver import connect
 from service.graph.gateway import Graph
 from service.graph.schema import IndexState, SchemaMode, apply_schema, verify_schema
-from service.retrieval.context import SearchContext
+from service.onnx_encoder import OnnxUnavailable
 from service.settings import Settings
+
+if TYPE_CHECKING:  # imported by open_runtime and the properties that build them, not here
+    from loaders.entities import EntityExtractor
+    from loaders.ingest import Ingestor
+    from service.retrieval.context import SearchContext
+
+log = logging.getLogger(__name__)
 
 EmbedderFactory = Callable[[Settings], Embedder]
 
@@ -41,17 +58,73 @@ def default_embedder(settings: Settings) -> Embedder:
     )
 
 
+def query_embedder(settings: Settings, *, notice: Callable[[str], None] | None = None) -> Embedder:
+    """The embedder of a process that embeds queries and nothing else (``anchorgraph
+    search``): the checked ONNX export of the configured model with its tokenizer, in a fraction
+    of a second and without torch, giving the service's query vectors.
+
+    Where there is no such export yet (the first run, a model changed since, or one that is not
+    in a local folder), the full model is loaded instead, which checks and records the export
+    for the next process; ``notice`` (default: a warning in the log) is told so and why. With
+    ``embedding_onnx_queries`` off or a device other than the CPU, it is the full model as
+    ``default_embedder`` gives it."""
+    if not settings.embedding_onnx_queries or settings.embedding_device != "cpu":
+        return default_embedder(settings)
+    try:
+        return load_query_embedder(
+            settings.embedding_model, settings.cache_dir, threads=settings.embedding_threads
+        )
+    except OnnxUnavailable as reason:
+        (notice or log.warning)(
+            f"{reason}: loading the full model {settings.embedding_model} (slow), which checks "
+            "and records its ONNX export for the next runs"
+        )
+        return default_embedder(settings)
+
+
+def embedding_dimension(settings: Settings) -> int:
+    """The width of the configured model's vectors, which the vector indexes are made for: as
+    the model's files declare it, without loading it (``declared_dimension``), else from the
+    loaded model."""
+    declared = declared_dimension(settings.embedding_model)
+    return declared if declared is not None else default_embedder(settings).dimension
+
+
 @dataclass(frozen=True)
 class Runtime:
-    """Everything a process uses, built once: close it by leaving ``open_runtime``."""
+    """Everything a process uses, built once: close it by leaving ``open_runtime``.
+
+    ``extractor`` and ``ingestor`` are built on first use (a writer's ``open_runtime`` builds
+    them at once), so that a process that only searches never imports the ingestion code."""
 
     settings: Settings
     graph: Graph
     embedder: Embedder
-    extractor: EntityExtractor  # spaCy loads on its first use, so readers never pay for it
     search: SearchContext
-    ingestor: Ingestor
     indexes: list[IndexState]  # as found at start, every one ONLINE
+    gazetteer: Path | None = None  # entities the extractor recognises besides spaCy's
+    batch_size: int = 64  # documents per ingest transaction
+
+    @cached_property
+    def extractor(self) -> EntityExtractor:
+        """The entity extractor of ingestion; spaCy loads on its first use, so readers never
+        pay for it."""
+        return load_extractor(self.settings, self.gazetteer)
+
+    @cached_property
+    def ingestor(self) -> Ingestor:
+        """The ingestor, configured as the settings say; a write forgets the search's cached
+        collection sizes."""
+        from loaders.ingest import Ingestor
+
+        return Ingestor.configured(
+            self.settings,
+            self.graph,
+            self.embedder,
+            self.extractor,
+            batch_size=self.batch_size,
+            on_change=self.search.sizes.forget,
+        )
 
 
 @contextmanager
@@ -79,28 +152,33 @@ def open_runtime(
         SchemaMissing: ``verify`` found no schema (run ``anchorgraph db init``).
         IndexNotReady: an index is not ONLINE (in time).
         InvalidInput: the graph's vector indexes were built for another model's dimension, or
-            the gazetteer cannot be read.
+            (a writer's) gazetteer cannot be read.
     """
+    from service.retrieval.context import SearchContext
+
     settings = settings or Settings()
     graph = connect(settings)
     try:
         embedder = embedder_factory(settings)
-        if SchemaMode(schema) is SchemaMode.APPLY:
+        writer = SchemaMode(schema) is SchemaMode.APPLY
+        if writer:
             indexes = apply_schema(graph, embedder.dimension, settings.index_online_timeout_s)
         else:
             indexes = verify_schema(graph, embedder.dimension)
-        extractor = load_extractor(settings, gazetteer or settings.gazetteer)
         context = SearchContext(graph, embedder)
-        ingestor = Ingestor.configured(
-            settings,
-            graph,
-            embedder,
-            extractor,
-            batch_size=batch_size,
-            on_change=context.sizes.forget,
-        )
         try:
-            yield Runtime(settings, graph, embedder, extractor, context, ingestor, indexes)
+            runtime = Runtime(
+                settings,
+                graph,
+                embedder,
+                context,
+                indexes,
+                gazetteer=gazetteer or settings.gazetteer,
+                batch_size=batch_size,
+            )
+            if writer:  # a bad gazetteer fails the start, not the first write
+                runtime.ingestor  # noqa: B018
+            yield runtime
         finally:
             context.close()
     finally:
@@ -119,6 +197,8 @@ def open_graph(settings: Settings | None = None) -> Iterator[Graph]:
 
 
 def load_extractor(settings: Settings, gazetteer: Path | None = None) -> EntityExtractor:
+    from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+
     entries: list[GazetteerEntry] = load_gazetteer(gazetteer) if gazetteer else []
     return EntityExtractor(settings.spacy_model or None, gazetteer=entries)
 

@@ -55,6 +55,14 @@ class Settings(BaseSettings):
         default=600.0, gt=0, description="Server-side timeout of one write transaction."
     )
 
+    # --- where commands write ------------------------------------------------------------------
+    data_dir: Path = Field(
+        default=_HOME / ".local/share/anchorgraph",
+        description="Where commands write what they make when no --out is given: "
+        "`anchorgraph audit` its plots in audit/, `anchorgraph eval` its results in "
+        "eval/<dataset>-<split>/; never the current folder.",
+    )
+
     # --- the local server (used when neo4j_uri is unset) -------------------------------------
     neo4j_version: str = "5.26.29"
     neo4j_browser_version: str = "5.24.0"
@@ -166,7 +174,9 @@ class Settings(BaseSettings):
         """``ANCHORGRAPH_API_KEY=`` (empty) means no key, not a key no one can send."""
         return key if key is not None and key.get_secret_value() else None
 
-    @field_validator("neo4j_home", "cache_dir", "gazetteer", "java_home", "api_keys_file")
+    @field_validator(
+        "data_dir", "neo4j_home", "cache_dir", "gazetteer", "java_home", "api_keys_file"
+    )
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:
         """Accept ``~/...`` in the environment and in .env files."""
