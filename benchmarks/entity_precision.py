@@ -212,11 +212,11 @@ def report(result: Score, labels: dict[str, Labels]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from service.embedding import SentenceTransformerEmbedder  # deferred: torch loads slowly
+    from service.runtime import default_embedder  # deferred: torch loads slowly
 
     settings = Settings()
     started = time.perf_counter()
-    embedder = SentenceTransformerEmbedder(settings.embedding_model)  # its tokenizer counts
+    embedder = default_embedder(settings)  # its tokenizer counts, as at ingest
     labels = load_labels(args.labels)
     found = sample_found(args.spacy_model or None, settings, embedder.count_tokens)
     elapsed = time.perf_counter() - started
