@@ -14,12 +14,14 @@ BIN_COLOURS = {"short": "#1b9e77", "medium": "#d95f02", "long": "#7570b3"}
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f")
 
 
-def figure(width: float, height: float) -> Figure:
-    """A new figure of ``width`` × ``height`` inches on an Agg canvas."""
+def figure(width: float, height: float, *, fitted: bool = True) -> Figure:
+    """A new figure of ``width`` × ``height`` inches on an Agg canvas, its panels fitted to their
+    labels by matplotlib's constrained layout unless ``fitted`` is off (the caller then sets the
+    margins: the layout engine draws the figure once more, about half a second of CPU)."""
     from matplotlib.backends.backend_agg import FigureCanvasAgg
     from matplotlib.figure import Figure
 
-    drawn = Figure(figsize=(width, height), layout="constrained")
+    drawn = Figure(figsize=(width, height), layout="constrained" if fitted else None)
     FigureCanvasAgg(drawn)
     return drawn
 

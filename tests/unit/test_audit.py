@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,20 @@ def test_pearson_matches_the_hand_computed_r_and_p() -> None:
     assert result.n == 4
     flipped = pearson([1, 2, 3, 4], [-2, -4, -5, -9])
     assert flipped is not None and flipped.r == pytest.approx(-result.r)
+
+
+@pytest.mark.parametrize("n", [3, 4, 7, 30, 500])
+def test_pearson_agrees_with_scipy(n: int) -> None:
+    from scipy.stats import pearsonr  # type: ignore[import-untyped]
+
+    rng = random.Random(n)
+    for strength in (0.0, 0.3, 0.9, -0.6):
+        x = [rng.gauss(0, 1) for _ in range(n)]
+        y = [strength * v + rng.gauss(0, 1) for v in x]
+        ours, theirs = pearson(x, y), pearsonr(x, y)
+        assert ours is not None
+        assert ours.r == pytest.approx(theirs.statistic, abs=1e-12)
+        assert ours.p == pytest.approx(theirs.pvalue, rel=1e-9, abs=1e-300)
 
 
 def test_pearson_is_undefined_for_too_few_pairs_or_a_constant_series() -> None:
