@@ -4,9 +4,10 @@
     .venv/bin/python -m benchmarks.collections --part latency --chunks-per-collection 2000
     .venv/bin/python -m benchmarks.collections --part quality --max-documents 600 --max-queries 300
 
-Neo4j's vector and full-text indexes hold every collection and cannot filter inside themselves,
-so a search restricted to a collection asks them for more hits (``index_depth``) and keeps its
-own. Each part compares a collection among others with the same collection alone in a graph
+Neo4j's indexes cannot filter inside themselves: a search restricted to a collection reads the
+vector indexes of its shard (service/graph/shards.py; ``vector_index_plan``), and asks the
+full-text indexes, which hold every collection, for more hits (``index_depth``). Each part
+compares a collection among others with the same collection alone in a graph
 (benchmarks/README.md tells more):
 
 * latency (target: p50 ratio ≤ 1.3): ``--collections`` (10) × ``--chunks-per-collection``
@@ -57,11 +58,12 @@ from loaders.graph_writer import graph_rows
 from service.embedding import Embedder, HashEmbedder
 from service.graph.local_server import LocalNeo4j, throwaway_settings
 from service.graph.queries import Query
+from service.graph.shards import CHUNKS
 from service.ingestion import ingest_with_progress
 from service.library import Library, open_library
 from service.retrieval.collections import search_scope
 from service.retrieval.context import SearchContext
-from service.retrieval.paths import index_depth
+from service.retrieval.paths import index_depth, vector_index_plan
 from service.retrieval.pipeline import search
 from service.retrieval.types import Mode, SearchOptions
 from service.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
@@ -189,7 +191,9 @@ def run_latency(args: argparse.Namespace) -> dict[str, Any]:
         for graph, local in servers.items():
             load[graph] = build_graph(args, local, names if graph == SHARED else names[:1], base)
         for graph, local in servers.items():
-            runtime = stack.enter_context(open_runtime(local.settings, embedder_factory=hashed))
+            # apply: a kept graph written before shards gets them (the upgrade) and their indexes
+            opened = open_runtime(local.settings, schema="apply", embedder_factory=hashed)
+            runtime = stack.enter_context(opened)
             facts[graph] = graph_facts(local, runtime, names[0])
             contexts[graph] = runtime.search
         queries = base.queries(args.warmup + args.queries, args.seed + 1_000)
@@ -251,6 +255,8 @@ def graph_facts(local: LocalNeo4j, runtime: Runtime, name: str) -> dict[str, Any
     for its 100 candidates, the vector indexes' Lucene segments; and every file of the database
     read once, so that both graphs start from the OS cache (the indexes live there)."""
     sizes = runtime.search.sizes.get(runtime.graph.read, fresh=True)
+    scope = search_scope(sizes, [name], FULL_ACCESS)
+    plan = vector_index_plan(100, scope, CHUNKS)
     cached = 0
     for path in (local.home / "data" / "databases" / runtime.graph.database).rglob("*"):
         if path.is_file():
@@ -260,8 +266,10 @@ def graph_facts(local: LocalNeo4j, runtime: Runtime, name: str) -> dict[str, Any
     return {
         "measured": name,
         "collections": len(sizes),
-        "chunks": sum(sizes.values()),
-        "index_depth": index_depth(100, search_scope(sizes, [name], FULL_ACCESS)),
+        "chunks": sum(size.chunks for size in sizes.values()),
+        "index_depth": index_depth(100, scope),  # the full-text indexes'
+        "vector_indexes": list(plan.indexes),
+        "vector_depth": plan.depth,
         "vector_index_segments": local.vector_index_segments(runtime.graph),
         "os_cache_mb": round(cached / 1e6),
     }
@@ -309,8 +317,10 @@ def report_latency(
         f"\n== latency: searches restricted to {shared['measured']!r} ({alone['chunks']:,} "
         f"chunks) among {shared['collections']} collections ({shared['chunks']:,} chunks) and "
         f"alone\n   {args.queries} queries per mode after {args.warmup} warm-up; hash-embedded "
-        f"queries; each index asked for {shared['index_depth']:,} hits per path among "
-        f"{shared['collections']}, {alone['index_depth']:,} alone; vector index segments "
+        f"queries; full-text indexes asked for {shared['index_depth']:,} hits per path among "
+        f"{shared['collections']}, {alone['index_depth']:,} alone; chunk vector indexes "
+        f"{shared['vector_indexes']} for {shared['vector_depth']:,}, {alone['vector_indexes']} "
+        f"for {alone['vector_depth']:,}; vector index segments "
         f"{shared['vector_index_segments']} / {alone['vector_index_segments']}\n"
     )
     print(f"{'mode':<18}{'shared p50':>11}{'p95':>9}{'alone p50':>11}{'p95':>9}{'p50 ratio':>11}")

@@ -146,8 +146,10 @@ def main(argv: list[str] | None = None) -> int:
             {key: value for key, value in row.items() if key != "terms"} | p
             for row, p in zip(rows, postings, strict=True)
         ]
-        # Index terms are per collection (create_chunks.cypher MERGEs them with it).
-        return {"chunks": sent, "terms": terms, "collection": DEFAULT_COLLECTION}
+        # Index terms are per collection (create_chunks.cypher MERGEs them with it); no shard
+        # label, so the floors compare with one vector index, as the variants above have.
+        return {"chunks": sent, "terms": terms, "collection": DEFAULT_COLLECTION,
+                "chunk_labels": []}  # fmt: skip
 
     measured: dict[tuple[str, int], list[tuple[float, float]]] = defaultdict(list)
 

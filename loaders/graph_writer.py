@@ -27,6 +27,7 @@ from service.embedding import Vectors
 from service.factual_density import fd_raw
 from service.graph.gateway import Graph
 from service.graph.queries import Query, as_parameters, cypher
+from service.graph.shards import SHARDS, shard_labels
 from service.scope import local_id, scoped
 from service.text.identifiers import normalise_entity_id
 
@@ -125,13 +126,15 @@ def write_documents(
     scope = {"collection": collection}
 
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
-        tx.run(cypher(Query.LOCK_COLLECTION), scope).consume()
+        labels = shard_labels(lock_collection(tx, collection))
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
         tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=ids, collection=collection).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
-        _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents})
+        documents = {"document_labels": labels["document_labels"]}
+        _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents}, documents)
         _run_rows(tx, Query.FILE_DOCUMENTS, {"documents": rows.filings}, scope)
-        _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks}, scope)
+        chunks = {**scope, "chunk_labels": labels["chunk_labels"]}
+        _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks}, chunks)
         _run_rows(tx, Query.CREATE_CLAIMS, {"claims": rows.claims}, scope)
         # Into the FD* length bins (loaders/fd_stats.py), now that fd_raw and n_tokens are set.
         tx.run(cypher(Query.FD_BIN_DOCUMENTS), ids=ids, collection=collection).consume()
@@ -165,10 +168,9 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
     uses any more; links into them wait on a placeholder so they resolve again if the documents
     come back, and their FD* bins no longer count them. Returns the count."""
     keys = [scoped(collection, id_) for id_ in ids]
-    scope = {"collection": collection}
 
     def work(tx: neo4j.ManagedTransaction) -> int:
-        tx.run(cypher(Query.LOCK_COLLECTION), scope).consume()
+        lock_collection(tx, collection)
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=keys).consume()
         tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=keys, collection=collection).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=keys).single()
@@ -185,6 +187,15 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
         return deleted
 
     return graph.write(work)
+
+
+def lock_collection(tx: neo4j.ManagedTransaction, collection: str) -> int | None:
+    """Create ``collection`` if new, in the shard the fewest collections use, and take its write
+    lock for the rest of ``tx`` (cypher/load/lock_collection.cypher). Returns its shard."""
+    free = tx.run(cypher(Query.FREE_SHARD), shards=SHARDS).single()
+    shard = free["shard"] if free else 0
+    record = tx.run(cypher(Query.LOCK_COLLECTION), collection=collection, shard=shard).single()
+    return None if record is None or record["shard"] is None else int(record["shard"])
 
 
 def _run_rows(

@@ -6,8 +6,9 @@
 // Index terms are per collection, so each collection's document frequencies are its own.
 // The caller has removed the previous chunks (delete_document_content.cypher).
 // n_claims and fd_raw (Σ prob_fact / n_tokens) come from the chunk's claims, computed by the
-// caller; the claims themselves follow (create_claims.cypher).
-// Parameters: $collection, $terms (the batch's distinct index terms), $chunks (list of {id,
+// caller; the claims themselves follow (create_claims.cypher). Each chunk carries its collection's
+// shard label (a dynamic label: service/graph/shards.py).
+// Parameters: $collection, $chunk_labels (the shard's label, or none), $terms (the batch's distinct index terms), $chunks (list of {id,
 // document_id,
 // ordinal, text, start, end, n_tokens, n_claims, fd_raw, heading_slugs, identifiers,
 // single_terms: [position in $terms], repeated_terms: [[position in $terms, tf]], previous_id
@@ -26,6 +27,7 @@ CREATE (d)-[:HAS_CHUNK]->(c:Chunk {
   fd_raw: row.fd_raw,
   heading_slugs: row.heading_slugs, identifiers: row.identifiers
 })
+SET c:$($chunk_labels)
 WITH term_nodes, c, row
 CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)
 WITH term_nodes, c, row

@@ -1,9 +1,12 @@
-// First statement of every write into a collection: create the (:Collection) when it is new, and
-// take its write lock (SET on the node) for the rest of the transaction. Writes into one
-// collection therefore commit one after the other, so its document and chunk counts and its FD*
-// bin statistics, which they add to (count_collection.cypher, fd/bin_documents.cypher), never
-// lose an update; writes into other collections do not wait.
-// Parameters: $collection (a valid name, service/scope.py). Returns: nothing.
+// First statement of every write into a collection: create the (:Collection) when it is new, in
+// the shard given (free_shard.cypher), and take its write lock (SET on the node) for the rest of
+// the transaction. Writes into one collection therefore commit one after the other, so its
+// document and chunk counts and its FD* bin statistics, which they add to
+// (count_collection.cypher, fd/bin_documents.cypher), never lose an update; writes into other
+// collections do not wait.
+// Parameters: $collection (a valid name, service/scope.py), $shard (for a new collection).
+// Returns: shard (the collection's; null for one written before shards, not upgraded yet).
 MERGE (c:Collection {name: $collection})
-ON CREATE SET c.created = datetime(), c.documents = 0, c.chunks = 0
-SET c.writing = true;
+ON CREATE SET c.created = datetime(), c.documents = 0, c.chunks = 0, c.shard = $shard
+SET c.writing = true
+RETURN c.shard AS shard;

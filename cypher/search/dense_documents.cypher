@@ -1,14 +1,20 @@
-// Document dense path: nearest documents by their own embedding (the document vector index),
-// optionally post-filtered to collections and allowed documents (the caller over-fetches
-// $k_index for that).
+// Document dense path: nearest documents by their own embedding (the graph-wide document vector
+// index, or those of the searched collections' shards: service/graph/shards.py), optionally
+// post-filtered to collections and allowed documents (the caller over-fetches $k_index for that).
 // A document is represented by its first chunk until fusion picks a better one.
-// Parameters: $vector (query embedding), $k_index (neighbours asked of the index), $k (rows
-// kept), $collections (names, or null for every one), $allowed (document keys, or null).
+// Parameters: $vector (query embedding), $indexes (vector index names), $k_index (neighbours
+// asked of each), $k (rows kept), $collections (names, or null for every one), $allowed
+// (document keys, or null).
 // Returns: one row, candidates: a list of {chunk_id (the document's first chunk), document_id,
 // score (cosine)}, best first (one list rather than a row per candidate: the driver decodes it in a
 // third of the CPU time).
-CALL db.index.vector.queryNodes('document_embedding', $k_index, $vector)
-YIELD node, score
+UNWIND $indexes AS index
+CALL (index) {
+  CALL db.index.vector.queryNodes(index, $k_index, $vector)
+  YIELD node, score
+  RETURN node, score
+}
+WITH node, score
 WHERE ($collections IS NULL OR node.collection IN $collections)
   AND ($allowed IS NULL OR node.id IN $allowed)
 MATCH (node)-[:HAS_CHUNK]->(first:Chunk {ordinal: 0})

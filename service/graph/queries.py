@@ -25,6 +25,7 @@ class Query(StrEnum):
     CONSTRAINTS = "schema/constraints"
     RANGE_INDEXES = "schema/range_indexes"
     VECTOR_INDEXES = "schema/vector_indexes"
+    SHARD_VECTOR_INDEXES = "schema/shard_vector_indexes"
     FULLTEXT_INDEXES = "schema/fulltext_indexes"
     INDEX_STATES = "schema/index_states"
     VECTOR_INDEX_DIMENSIONS = "schema/vector_index_dimensions"
@@ -33,7 +34,10 @@ class Query(StrEnum):
     UPGRADE_DROP_GLOBAL_CONSTRAINTS = "upgrade/drop_global_constraints"
     UPGRADE_COLLECTIONS_NEEDED = "upgrade/collections_needed"
     UPGRADE_COLLECTIONS = "upgrade/collections"
+    UPGRADE_UNSHARDED_COLLECTIONS = "upgrade/unsharded_collections"
+    UPGRADE_SHARD_COLLECTION = "upgrade/shard_collection"
     # load: ingestion writes (loaders/graph_writer.py)
+    FREE_SHARD = "load/free_shard"
     LOCK_COLLECTION = "load/lock_collection"
     COUNT_COLLECTION = "load/count_collection"
     EXISTING_HASHES = "load/existing_hashes"
@@ -131,7 +135,13 @@ class Query(StrEnum):
     SERVER_INFO = "health/server_info"
 
 
-SCHEMA = (Query.CONSTRAINTS, Query.RANGE_INDEXES, Query.VECTOR_INDEXES, Query.FULLTEXT_INDEXES)
+SCHEMA = (
+    Query.CONSTRAINTS,
+    Query.RANGE_INDEXES,
+    Query.VECTOR_INDEXES,
+    Query.SHARD_VECTOR_INDEXES,
+    Query.FULLTEXT_INDEXES,
+)
 
 
 @cache

@@ -1,8 +1,10 @@
 """The graph schema: apply it idempotently (writers), or verify it without DDL (readers).
 
 Applying it also upgrades a graph an earlier version wrote, in place: its documents join the
-``default`` collection (``cypher/upgrade/collections.cypher``), nothing is embedded again.
-Readers refuse such a graph until a writer has upgraded it."""
+``default`` collection (``cypher/upgrade/collections.cypher``), and each collection a shard
+(``cypher/upgrade/shard_collection.cypher``); nothing is embedded again. Readers refuse a graph
+written before collections until a writer has upgraded it; a collection without a shard is
+searched through the graph-wide indexes meanwhile."""
 
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from neo4j.exceptions import ClientError
 from service.errors import IndexNotReady, InvalidInput, SchemaMissing
 from service.graph.gateway import Graph
 from service.graph.queries import SCHEMA, Query, statements
+from service.graph.shards import SHARDS, shard_labels
 from service.scope import DEFAULT_COLLECTION
 
 # The name every schema statement gives its constraint or index.
@@ -96,17 +99,25 @@ def needs_upgrade(graph: Graph) -> bool:
 
 
 def upgrade(graph: Graph) -> bool:
-    """Bring a graph written before collections up to date, in place: its documents and
-    everything they own join ``default`` (ids become its keys); constraints that made folders,
-    tags and index terms unique across the whole graph are dropped (``apply_schema`` makes them
-    unique per collection). Idempotent; returns whether anything needed upgrading."""
+    """Bring a graph an earlier version wrote up to date, in place: written before collections,
+    its documents and everything they own join ``default`` (ids become its keys); constraints
+    that made folders, tags and index terms unique across the whole graph are dropped
+    (``apply_schema`` makes them unique per collection); collections without a shard get one,
+    each in turn. Idempotent; returns whether anything needed upgrading."""
     for statement in statements(Query.UPGRADE_DROP_GLOBAL_CONSTRAINTS):
         graph.run(statement)
-    if not needs_upgrade(graph):
-        return False
-    for statement in statements(Query.UPGRADE_COLLECTIONS):
-        graph.run(statement, {"collection": DEFAULT_COLLECTION})
-    return True
+    upgraded = needs_upgrade(graph)
+    if upgraded:
+        for statement in statements(Query.UPGRADE_COLLECTIONS):
+            graph.run(statement, {"collection": DEFAULT_COLLECTION})
+    for row in graph.read(Query.UPGRADE_UNSHARDED_COLLECTIONS):
+        free = graph.read(Query.FREE_SHARD, {"shards": SHARDS})
+        shard = int(free[0]["shard"]) if free else 0
+        parameters = {"collection": row["name"], "shard": shard, **shard_labels(shard)}
+        for statement in statements(Query.UPGRADE_SHARD_COLLECTION):
+            graph.run(statement, parameters)
+        upgraded = True
+    return upgraded
 
 
 def index_states(graph: Graph) -> list[IndexState]:

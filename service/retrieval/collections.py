@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from service.errors import NotFound
 from service.graph.queries import Query
 from service.retrieval.paths import Reader
-from service.retrieval.types import Scope
+from service.retrieval.types import CollectionSize, Scope
 from service.scope import Access
 
 # How long the collections and their sizes read for one search serve the next ones: a size only
@@ -20,16 +20,17 @@ SIZES_TTL_S = 2.0
 
 
 class CollectionSizes:
-    """The graph's collections and their chunk counts, read at most every ``ttl_s`` seconds."""
+    """The graph's collections, their chunk counts and shards, read at most every ``ttl_s``
+    seconds."""
 
     def __init__(self, ttl_s: float = SIZES_TTL_S) -> None:
         self._ttl_s = ttl_s
         self._lock = threading.Lock()
-        self._sizes: dict[str, int] = {}
+        self._sizes: dict[str, CollectionSize] = {}
         self._read_at = -float("inf")
 
-    def get(self, read: Reader, *, fresh: bool = False) -> dict[str, int]:
-        """Collection name → chunks; read again when older than the TTL or ``fresh``. The read
+    def get(self, read: Reader, *, fresh: bool = False) -> dict[str, CollectionSize]:
+        """Collection name → its size; read again when older than the TTL or ``fresh``. The read
         is made outside the lock: searches that find the sizes stale at once read them each
         (a few rows), rather than queue behind one read that may be waiting on a Neo4j that is
         down (each would then wait out the others' retries)."""
@@ -37,7 +38,12 @@ class CollectionSizes:
             if not fresh and time.monotonic() - self._read_at <= self._ttl_s:
                 return dict(self._sizes)
         rows = read(Query.COLLECTION_SIZES, {})
-        sizes = {str(row["name"]): int(row["chunks"]) for row in rows}
+        sizes = {
+            str(row["name"]): CollectionSize(
+                int(row["chunks"]), None if row["shard"] is None else int(row["shard"])
+            )
+            for row in rows
+        }
         with self._lock:
             self._sizes, self._read_at = sizes, time.monotonic()
         return dict(sizes)
@@ -49,7 +55,7 @@ class CollectionSizes:
 
 
 def search_scope(
-    sizes: Mapping[str, int], requested: Sequence[str] | None, access: Access
+    sizes: Mapping[str, CollectionSize], requested: Sequence[str] | None, access: Access
 ) -> Scope:
     """The collections a search reads: ``requested``, or every one ``access`` may read.
 
@@ -68,9 +74,12 @@ def search_scope(
         for name in names:
             if name not in sizes or not access.can_read(name):
                 raise NotFound(f"No collection named {name!r}.")
+    shards = {sizes[name].shard for name in names if name in sizes}
     return Scope(
         collections=tuple(names),
         every=requested is None and access.read is None,
-        chunks=sum(sizes.get(name, 0) for name in names),
-        total_chunks=sum(sizes.values()),
+        chunks=sum(sizes[name].chunks for name in names if name in sizes),
+        total_chunks=sum(size.chunks for size in sizes.values()),
+        shards=None if None in shards else tuple(sorted(s for s in shards if s is not None)),
+        shard_chunks=sum(size.chunks for size in sizes.values() if size.shard in shards),
     )

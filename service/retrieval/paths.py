@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
 from service.graph.gateway import Row
 from service.graph.queries import Query
+from service.graph.shards import CHUNKS, DOCUMENTS, VectorIndexFamily
 from service.retrieval.types import (
     AnalyzedQuery,
     Candidate,
@@ -84,21 +86,56 @@ def index_depth(k: int, scope: Scope) -> int:
     return max(k, math.ceil(k * factor))
 
 
-class DensePath:
-    """Cosine similarity of embeddings (of chunks, or of whole documents): the HNSW index, or
-    exact scoring under a narrow filter."""
+@dataclass(frozen=True)
+class VectorIndexPlan:
+    """The vector indexes a dense path asks, and for how many hits each."""
 
-    def __init__(self, name: PathName, approximate: Query, exact: Query) -> None:
-        self.name, self._approximate, self._exact = name, approximate, exact
+    indexes: tuple[str, ...]
+    depth: int
+
+
+def vector_index_plan(k: int, scope: Scope, family: VectorIndexFamily) -> VectorIndexPlan:
+    """The graph-wide index of ``family``, asked for ``index_depth`` hits; or the indexes of the
+    searched collections' shards (``service.graph.shards``), each asked for ``k`` when those
+    collections are all their shards hold, else ``FILTER_OVERFETCH × k`` under a filter and
+    ``min(MAX_OVERFETCH, COLLECTION_OVERFETCH_MARGIN / shard_share) × k`` otherwise; whichever
+    asks for fewer hits in all (shards × depth against the graph-wide depth; a tie goes to the
+    shards, whose indexes are smaller)."""
+    everywhere = VectorIndexPlan((family.everywhere,), index_depth(k, scope))
+    if scope.every or not scope.shards:
+        return everywhere
+    if scope.documents is not None:
+        depth = k * FILTER_OVERFETCH
+    elif scope.shard_share >= 1.0:
+        depth = k
+    else:
+        factor = min(MAX_OVERFETCH, COLLECTION_OVERFETCH_MARGIN / max(scope.shard_share, 1e-9))
+        depth = max(k, math.ceil(k * factor))
+    sharded = VectorIndexPlan(tuple(family.shard_index(s) for s in scope.shards), depth)
+    return sharded if len(sharded.indexes) * depth <= everywhere.depth else everywhere
+
+
+class DensePath:
+    """Cosine similarity of embeddings (of chunks, or of whole documents): HNSW indexes (the
+    graph-wide one or the shards', ``vector_index_plan``), or exact scoring under a narrow
+    filter."""
+
+    def __init__(
+        self, name: PathName, family: VectorIndexFamily, approximate: Query, exact: Query
+    ) -> None:
+        self.name, self._family = name, family
+        self._approximate, self._exact = approximate, exact
 
     def retrieve(self, read: Reader, query: EmbeddedQuery, k: int, scope: Scope) -> list[Candidate]:
         allowed = scope.documents
         if allowed is not None and len(allowed) <= EXACT_DENSE_MAX_DOCUMENTS:
             parameters = {"vector": query.vector, "allowed": sorted(allowed), "k": k}
             return _candidates(read(self._exact, parameters))
+        plan = vector_index_plan(k, scope, self._family)
         parameters = {
             "vector": query.vector,
-            "k_index": index_depth(k, scope),
+            "indexes": list(plan.indexes),
+            "k_index": plan.depth,
             "k": k,
             **scope.parameters(),
         }
@@ -190,8 +227,10 @@ class EntityPath:
 _BM25 = Bm25Path(PathName.BM25, Query.BM25_CHUNKS)
 _DOC_BM25 = Bm25Path(PathName.DOC_BM25, Query.BM25_DOCUMENTS)
 _TFIDF = TfidfPath()
-_DENSE = DensePath(PathName.DENSE, Query.DENSE_CHUNKS, Query.DENSE_CHUNKS_EXACT)
-_DOC_DENSE = DensePath(PathName.DOC_DENSE, Query.DENSE_DOCUMENTS, Query.DENSE_DOCUMENTS_EXACT)
+_DENSE = DensePath(PathName.DENSE, CHUNKS, Query.DENSE_CHUNKS, Query.DENSE_CHUNKS_EXACT)
+_DOC_DENSE = DensePath(
+    PathName.DOC_DENSE, DOCUMENTS, Query.DENSE_DOCUMENTS, Query.DENSE_DOCUMENTS_EXACT
+)
 
 # Grouped by what they need, so that a search can start each group as early as it can.
 LEXICAL_PATHS: dict[PathName, CandidatePath[LexicalQuery]] = {

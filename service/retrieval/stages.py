@@ -38,6 +38,7 @@ from service.retrieval.scoring import (
 from service.retrieval.types import (
     AnalyzedQuery,
     Candidate,
+    CollectionSize,
     EmbeddedQuery,
     FdScore,
     Hit,
@@ -88,7 +89,7 @@ def retrieve(
     return Retrieved(query=query, found=paths.results(), scope=scope)
 
 
-def _sizes(context: SearchContext, options: SearchOptions) -> dict[str, int]:
+def _sizes(context: SearchContext, options: SearchOptions) -> dict[str, CollectionSize]:
     """The graph's collections and sizes, from the context's cache (shared by the searches of a
     few seconds, so its read is not one of this search's round trips), read again when a
     requested collection is not among them: it may have been created since."""

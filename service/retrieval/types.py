@@ -497,6 +497,15 @@ class SearchOptions(BaseModel):
 # ids) is the key the graph stores it under, collection first (service.scope); the answer shows
 # the ids within their collection (hydrate).
 @dataclass(frozen=True)
+class CollectionSize:
+    """What a search needs to know of a collection: its chunks and its shard (None until the
+    upgrade gives it one, ``service.graph.schema.upgrade``)."""
+
+    chunks: int
+    shard: int | None = None
+
+
+@dataclass(frozen=True)
 class Scope:
     """Where one search looks: the collections it reads, and the documents its filters allow.
 
@@ -509,6 +518,10 @@ class Scope:
     chunks: int = 0  # in the collections searched
     total_chunks: int = 0  # in the graph
     documents: frozenset[str] | None = None  # keys the filters allow; None: no filter
+    # The shards the collections are in (service/graph/shards.py; None: one has none yet) and
+    # the chunks of every collection in those shards.
+    shards: tuple[int, ...] | None = None
+    shard_chunks: int = 0
 
     @property
     def share(self) -> float:
@@ -516,6 +529,13 @@ class Scope:
         if self.every or self.total_chunks <= 0:
             return 1.0
         return min(1.0, self.chunks / self.total_chunks)
+
+    @property
+    def shard_share(self) -> float:
+        """The collections' part of their shards' chunks (1.0 when they are all of them)."""
+        if self.shard_chunks <= 0:
+            return 1.0
+        return min(1.0, self.chunks / self.shard_chunks)
 
     @property
     def collection_filter(self) -> list[str] | None:

@@ -132,7 +132,7 @@ def fingerprint(graph: Graph) -> tuple[Fingerprint, list[neo4j.time.DateTime]]:
     items = []
     created: list[neo4j.time.DateTime] = []
     for node in nodes:
-        counts[":".join(sorted(node["labels"]))] += 1
+        counts.update(node["labels"])  # a chunk counts as a Chunk and as one of its shard
         properties = dict(node["properties"])
         if "FdStats" in node["labels"]:
             # Sums over the same values in another order: equal to the last bits only.

@@ -1,8 +1,9 @@
 """A graph written before collections upgrades in place: the sample corpus as the code of
 commit 2b7a574 wrote it (tests/fixtures/before_collections, with the script that made it) is
 loaded, schema and all, into a Neo4j of its own; a reader refuses it until a writer applies the
-schema, which moves everything into the collection ``default`` without embedding anything again;
-and then every search ranks exactly as on the same corpus ingested today."""
+schema, which moves everything into the collection ``default`` and gives it a shard, without
+embedding anything again; and then every search ranks exactly as on the same corpus ingested
+today."""
 
 from __future__ import annotations
 
@@ -219,6 +220,10 @@ def check_upgraded(graph: Graph, dump: dict[str, Any]) -> None:
         len(old_ids),
         chunks,
     )
+    # The collection has the first shard, and its chunks and documents that shard's labels.
+    assert collection["c"]["shard"] == 0
+    labelled = run("MATCH (n) WHERE n:ChunkShard00 OR n:DocumentShard00 RETURN count(n) AS n")
+    assert labelled.records[0]["n"] == chunks + len(old_ids)
     # No node of a collection is left without one, and no root folder stands in for it.
     assert not run("MATCH (n) WHERE n.collection IS NULL AND NOT n:Collection "
                    "AND NOT n:SourceAuthority RETURN n LIMIT 1").records  # fmt: skip
