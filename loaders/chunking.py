@@ -15,7 +15,7 @@ from itertools import pairwise
 from typing import TypeVar
 
 from loaders.links import resolve_href
-from loaders.model import Chunk, ChunkLink, Heading, RawLink, SourceDocument
+from loaders.model import Chunk, ChunkLink, Heading, Page, RawLink, SourceDocument, mean_confidence
 
 # Sentence-final punctuation, then closing quotes or brackets, then whitespace.
 _TERMINATOR = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)")
@@ -194,6 +194,7 @@ def chunk_document(
     spans = [(units[first].start, units[last - 1].end) for first, last in windows]
     headings = _assign(spans, doc.headings, _heading_span)
     links = _assign(spans, doc.links, _link_span)
+    pages = [_pages_within(doc.pages, start, end, len(doc.text)) for start, end in spans]
     sentence_starts = [start for start, _ in sentences]
     chunks = []
     for ordinal, (start, end) in enumerate(spans):
@@ -212,6 +213,8 @@ def chunk_document(
                 n_tokens=count_tokens(text),
                 heading_slugs=tuple(heading.slug for heading in headings[ordinal]),
                 links=tuple(link for link in chunk_links if link is not None),
+                pages=tuple(page.number for page in pages[ordinal]),
+                ocr_confidence=mean_confidence(pages[ordinal]),
             )
         )
     return chunks
@@ -292,6 +295,18 @@ def _overlap_start(tokens: Sequence[int], first: int, last: int, target: int, bu
         carried -= tokens[start]
         start += 1
     return start
+
+
+def _pages_within(pages: Sequence[Page], start: int, end: int, length: int) -> list[Page]:
+    """The pages whose text overlaps ``[start, end)``: each runs to the next one's start."""
+    if not pages:
+        return []
+    ends = [page.start for page in pages[1:]] + [length]
+    return [
+        page
+        for page, page_end in zip(pages, ends, strict=True)
+        if page.start < end and start < page_end
+    ]
 
 
 def _heading_span(heading: Heading) -> tuple[int, int]:

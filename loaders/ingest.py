@@ -337,22 +337,22 @@ class Ingestor:
 
     def content_hash(self, document: SourceDocument) -> str:
         """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
-        payload = json.dumps(
-            [
-                self._signature,
-                document.text,
-                document.title,
-                document.uri,
-                document.source,
-                document.source_type,
-                document.folder,
-                sorted(document.tags),
-                sorted(document.metadata.items()),
-                # Links a caller or the title linker added are content too.
-                [(link.href, link.start, link.end) for link in document.links],
-            ],
-            ensure_ascii=False,
-        )
+        content: list[object] = [
+            self._signature,
+            document.text,
+            document.title,
+            document.uri,
+            document.source,
+            document.source_type,
+            document.folder,
+            sorted(document.tags),
+            sorted(document.metadata.items()),
+            # Links a caller or the title linker added are content too.
+            [(link.href, link.start, link.end) for link in document.links],
+        ]
+        if document.pages:  # only then: the hashes of documents without pages stay as they were
+            content.append([(p.number, p.start, p.ocr_confidence) for p in document.pages])
+        payload = json.dumps(content, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     # --- stages -------------------------------------------------------------------------------

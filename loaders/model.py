@@ -5,6 +5,7 @@ Character offsets (``start``/``end``) always refer to the *normalised* document 
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -30,6 +31,18 @@ class Heading:
 
 
 @dataclass(frozen=True)
+class Page:
+    """Where a page of a paginated file (PDF, TIFF) begins in the normalised text; it runs to
+    the next page's start, so a chunk knows the pages it covers and a hit can cite them."""
+
+    number: int  # 1-based, as a reader would cite it
+    start: int
+    # The mean confidence of the words OCR read on the page, in [0, 1]; None: it had a text
+    # layer (or is a Word file's), nothing was guessed.
+    ocr_confidence: float | None = None
+
+
+@dataclass(frozen=True)
 class SourceDocument:
     """One document as read from disk or a request, text already normalised (NFC, whitespace)."""
 
@@ -46,6 +59,18 @@ class SourceDocument:
     size_bytes: int = 0
     modified: datetime | None = None
     metadata: dict[str, str] = field(default_factory=dict)
+    pages: tuple[Page, ...] = ()  # in order; empty for formats without pages
+
+    @property
+    def ocr_confidence(self) -> float | None:
+        """The mean OCR confidence of the pages OCR read (None when it read none)."""
+        return mean_confidence(self.pages)
+
+
+def mean_confidence(pages: Iterable[Page]) -> float | None:
+    """The mean OCR confidence of those of ``pages`` that OCR read, or None."""
+    read = [page.ocr_confidence for page in pages if page.ocr_confidence is not None]
+    return sum(read) / len(read) if read else None
 
 
 @dataclass(frozen=True)
@@ -72,6 +97,8 @@ class Chunk:
     n_tokens: int
     heading_slugs: tuple[str, ...] = ()  # headings that start inside this chunk
     links: tuple[ChunkLink, ...] = ()
+    pages: tuple[int, ...] = ()  # the page numbers its text covers (paginated files only)
+    ocr_confidence: float | None = None  # the mean of its OCR-read pages' confidences
 
 
 @dataclass(frozen=True)

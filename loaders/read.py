@@ -1,9 +1,10 @@
 """Readers: bytes, files and folders in, :class:`SourceDocument` with normalised text out.
 
 Markdown and HTML are rendered to plain text while the spans of their links and headings are
-recorded; the text is then normalised and the spans moved with it, so for every document
-``text[link.start:link.end] == link.anchor_text`` and
-``text[h.start:h.start + len(h.text)] == h.text``.
+recorded; the text is then normalised and the spans moved with it (``loaders.draft``), so for
+every document ``text[link.start:link.end] == link.anchor_text`` and
+``text[h.start:h.start + len(h.text)] == h.text``. PDF, Word and image files are read the same
+way by their own modules (``loaders.files``); PDF and TIFF documents also know their pages.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ from bs4.element import (
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from loaders.links import heading_slug
-from loaders.model import Heading, RawLink, SourceDocument
-from service.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
-from service.text.normalise import normalise_text, normalise_with_offsets
+from loaders.draft import Draft, Rendered
+from loaders.files import BINARY_FORMATS, FileReading, render_file
+from loaders.model import SourceDocument
+from loaders.webpage import main_content
+from service.errors import DocumentTooLarge, InvalidInput, OcrUnavailable, UnsupportedFormat
+from service.text.normalise import normalise_text
 
-FORMATS = ("text", "markdown", "html", "jsonl", "beir")
+FORMATS = ("text", "markdown", "html", "jsonl", "beir", *BINARY_FORMATS)
 _SUFFIXES = {
     ".txt": "text",
     ".text": "text",
@@ -43,12 +46,19 @@ _SUFFIXES = {
     ".html": "html",
     ".htm": "html",
     ".jsonl": "jsonl",
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".png": "image",
+    ".jpg": "image",
+    ".jpeg": "image",
+    ".tif": "image",
+    ".tiff": "image",
 }
-_SINGLE_DOCUMENT_FORMATS = ("text", "markdown", "html")
+_SINGLE_DOCUMENT_FORMATS = ("text", "markdown", "html", *BINARY_FORMATS)
 _BEIR_CORPUS = "corpus.jsonl"
 _SUPPORTED = (
     "text (.txt, .text), markdown (.md, .markdown), html (.html, .htm), jsonl (.jsonl), "
-    "beir (corpus.jsonl)"
+    "beir (corpus.jsonl), pdf (.pdf), docx (.docx), image (.png, .jpg, .jpeg, .tif, .tiff)"
 )
 _TITLE_MAX_CHARS = 200
 
@@ -95,50 +105,60 @@ def read_bytes(
     tags: Iterable[str] = (),
     max_bytes: int,
     modified: datetime | None = None,
+    files: FileReading | None = None,
 ) -> SourceDocument:
-    """Read one text, Markdown or HTML document.
+    """Read one text, Markdown, HTML, PDF, Word or image document.
 
     Args:
-        data: The document's bytes, UTF-8 (a leading BOM is dropped).
+        data: The document's bytes: UTF-8 text (a leading BOM is dropped), or the file.
         doc_id: Its id.
-        fmt: ``"text"``, ``"markdown"`` or ``"html"``.
+        fmt: ``"text"``, ``"markdown"``, ``"html"``, ``"pdf"``, ``"docx"`` or ``"image"``.
         title: Its title; empty to take it from the document (front matter ``title:``, HTML
-            ``<title>``, first H1, first line of a text) or else the id's file stem.
+            ``<title>``, a PDF's or Word file's Title property, first H1, first line of a
+            text, PDF or scan) or else the id's file stem.
         uri: Where it came from.
         source: Collection name.
         source_type: Source tier; empty for the format name.
         folder: Posix folder relative to the ingest root.
         tags: Tags, merged with any Markdown front matter ``tags:``.
-        max_bytes: Largest accepted size.
+        max_bytes: Largest accepted size of a text, Markdown or HTML document.
         modified: Last modification time, if known.
+        files: How PDF, Word and image files are read (their size and page limits, and OCR);
+            None: the defaults.
 
     Returns:
-        The document, with normalised text and its links and headings.
+        The document, with normalised text and its links, headings and pages.
 
     Raises:
         UnsupportedFormat: ``fmt`` is not a single-document format.
-        DocumentTooLarge: ``data`` is longer than ``max_bytes``.
-        InvalidInput: The bytes are not UTF-8, or no text is left after normalisation.
+        DocumentTooLarge: ``data`` is longer than ``max_bytes`` (``files.max_bytes``).
+        InvalidInput: The bytes are not UTF-8, or no text is left after normalisation; a file
+            is empty, corrupt, encrypted (``UnreadableDocument``) or has too many pages
+            (``TooManyPages``).
+        OcrUnavailable: A scan needs OCR and Tesseract is not installed.
     """
     if fmt not in _SINGLE_DOCUMENT_FORMATS:
         raise UnsupportedFormat(
-            f"{doc_id}: '{fmt}' is not a single-document format; use text, markdown or html."
+            f"{doc_id}: '{fmt}' is not a single-document format; use text, markdown, html, "
+            "pdf, docx or image."
         )
-    if len(data) > max_bytes:
+    front = _FrontMatter()
+    if fmt in BINARY_FORMATS:
+        found_title, rendered = render_file(data, doc_id, fmt, files or FileReading())
+        found_title = found_title or rendered.first_h1() or _first_line(rendered.text)
+    elif len(data) > max_bytes:
         raise DocumentTooLarge(
             f"{doc_id}: {len(data):,} bytes is over the limit of {max_bytes:,} bytes."
         )
-    source_text = _decode(data, doc_id)
-    front = _FrontMatter()
-    if fmt == "markdown":
-        front, rendered = _render_markdown(source_text)
+    elif fmt == "markdown":
+        front, rendered = _render_markdown(_decode(data, doc_id))
         found_title = front.title or rendered.first_h1()
     elif fmt == "html":
-        found_title, rendered = _render_html(source_text)
+        found_title, rendered = _render_html(_decode(data, doc_id))
         found_title = found_title or rendered.first_h1()
     else:
-        rendered = _Rendered(normalise_text(source_text))
-        found_title = rendered.text.partition("\n")[0][:_TITLE_MAX_CHARS].rstrip()
+        rendered = Rendered(normalise_text(_decode(data, doc_id)))
+        found_title = _first_line(rendered.text)
     if not rendered.text:
         raise InvalidInput(f"{doc_id}: the document has no text.")
     return SourceDocument(
@@ -155,7 +175,12 @@ def read_bytes(
         size_bytes=len(data),
         modified=modified,
         metadata=front.metadata,
+        pages=rendered.pages,
     )
+
+
+def _first_line(text: str) -> str:
+    return text.partition("\n")[0][:_TITLE_MAX_CHARS].rstrip()
 
 
 def read_jsonl(
@@ -244,6 +269,7 @@ def read_path(
     source_type: str = "",
     max_bytes: int,
     on_skip: Callable[[Skipped], None] | None = None,
+    files: FileReading | None = None,
 ) -> Iterator[SourceDocument]:
     """Read a file, or every supported file under a folder.
 
@@ -252,6 +278,7 @@ def read_path(
     (``"guides/setup.md"``), ``folder`` its parent there (``""`` at the top) and ``source`` the
     folder's name. In a folder, a file that cannot be used does not stop the walk: it is
     reported to ``on_skip`` with the reason — files of unknown formats, files that are too large,
+    corrupt, encrypted, scans where Tesseract is missing,
     not UTF-8 or empty, and the files next to a ``corpus.jsonl`` (a BEIR dataset's queries and
     qrels are not documents). A JSONL file with a bad line is reported after the lines before it
     were read.
@@ -262,6 +289,7 @@ def read_path(
         source_type: Source tier given to every document (default: its format).
         max_bytes: Largest accepted document (for JSONL: line).
         on_skip: Called once for each file a folder walk passes over.
+        files: How PDF, Word and image files are read; None: the defaults.
 
     Returns:
         The documents, read lazily.
@@ -274,7 +302,8 @@ def read_path(
     if fmt is not None and fmt not in FORMATS:
         raise UnsupportedFormat(f"Unknown format '{fmt}'; supported: {_SUPPORTED}.")
     if path.is_dir():
-        return _read_folder(path, fmt, source_type, max_bytes, on_skip or _ignore)
+        reading = files or FileReading()
+        return _read_folder(path, fmt, source_type, max_bytes, on_skip or _ignore, reading)
     if path.is_file():
         return _read_file(
             path,
@@ -284,6 +313,7 @@ def read_path(
             source=path.resolve().parent.name,
             source_type=source_type,
             max_bytes=max_bytes,
+            files=files or FileReading(),
         )
     raise InvalidInput(f"{path}: no such file or folder.")
 
@@ -298,6 +328,7 @@ def _read_folder(
     source_type: str,
     max_bytes: int,
     on_skip: Callable[[Skipped], None],
+    reading: FileReading,
 ) -> Iterator[SourceDocument]:
     source = root.resolve().name
     for directory, subdirectories, files in os.walk(root):
@@ -321,8 +352,11 @@ def _read_folder(
                     source=source,
                     source_type=source_type,
                     max_bytes=max_bytes,
+                    files=reading,
                 )
-            except (InvalidInput, OSError) as error:
+            # A scan where Tesseract is missing is passed over like a bad file: the folder's
+            # other formats are still read.
+            except (InvalidInput, OcrUnavailable, OSError) as error:
                 on_skip(Skipped(relative, str(error)))
 
 
@@ -335,6 +369,7 @@ def _read_file(
     source: str,
     source_type: str,
     max_bytes: int,
+    files: FileReading,
 ) -> Iterator[SourceDocument]:
     if fmt == "beir":
         yield from read_beir_corpus(path, folder=folder, max_bytes=max_bytes)
@@ -344,8 +379,11 @@ def _read_file(
             path, source=source, source_type=source_type, folder=folder, max_bytes=max_bytes
         )
         return
+    # Checked before reading, so a huge file is never loaded.
     size = path.stat().st_size
-    if size > max_bytes:  # checked before reading, so a huge file is never loaded
+    if fmt in BINARY_FORMATS:
+        files.check_size(size, doc_id)
+    elif size > max_bytes:
         raise DocumentTooLarge(
             f"{doc_id}: {size:,} bytes is over the limit of {max_bytes:,} bytes."
         )
@@ -359,6 +397,7 @@ def _read_file(
         folder=folder,
         max_bytes=max_bytes,
         modified=_modified(path),
+        files=files,
     )
 
 
@@ -441,104 +480,6 @@ def _metadata(value: object, where: str) -> dict[str, str]:
     return metadata
 
 
-# --- Rendering markup to text -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _Rendered:
-    """Normalised text with the links and headings located in it."""
-
-    text: str
-    links: tuple[RawLink, ...] = ()
-    headings: tuple[Heading, ...] = ()
-
-    def first_h1(self) -> str:
-        return next((h.text for h in self.headings if h.level == 1), "")
-
-
-@dataclass
-class _Draft:
-    """Text being assembled from markup, with the spans of links and headings written into it."""
-
-    parts: list[str] = field(default_factory=list)
-    length: int = 0
-    links: list[tuple[str, int, int]] = field(default_factory=list)  # href, start, end
-    headings: list[tuple[int, int, int, str]] = field(default_factory=list)  # level, span, id
-    open_links: list[tuple[str, int]] = field(default_factory=list)
-    open_headings: list[tuple[int, int, str]] = field(default_factory=list)
-
-    def write(self, text: str) -> None:
-        self.parts.append(text)
-        self.length += len(text)
-
-    def start_link(self, href: str) -> None:
-        self.open_links.append((href, self.length))
-
-    def end_link(self) -> None:
-        if self.open_links:
-            href, start = self.open_links.pop()
-            self.links.append((href, start, self.length))
-
-    def start_heading(self, level: int, anchor: str = "") -> None:
-        self.open_headings.append((level, self.length, anchor))
-
-    def end_heading(self) -> None:
-        if self.open_headings:
-            level, start, anchor = self.open_headings.pop()
-            self.headings.append((level, start, self.length, anchor))
-
-    def finish(self) -> _Rendered:
-        """Normalise the text and move every span into it, trimmed of whitespace."""
-        text, moved = normalise_with_offsets("".join(self.parts))
-
-        def locate(start: int, end: int) -> tuple[int, int]:
-            start, end = moved(start), moved(end)
-            while start < end and text[start].isspace():
-                start += 1
-            while end > start and text[end - 1].isspace():
-                end -= 1
-            return start, end
-
-        links = []
-        for href, raw_start, raw_end in self.links:
-            start, end = locate(raw_start, raw_end)
-            if start < end:  # a link with no visible text (an image without alt) is dropped
-                links.append(RawLink(href.strip(), text[start:end], start, end))
-        headings = []
-        slugs = _Slugs()
-        for level, raw_start, raw_end, anchor in sorted(self.headings, key=lambda h: h[1]):
-            start, end = locate(raw_start, raw_end)
-            if start < end:
-                slug = slugs.claim(anchor) if anchor else slugs.generate(text[start:end])
-                headings.append(Heading(slug, text[start:end], level, start))
-        links.sort(key=lambda link: link.start)
-        return _Rendered(text, tuple(links), tuple(headings))
-
-
-@dataclass
-class _Slugs:
-    """The anchors given out in one document, with GitHub's rule for repeated headings."""
-
-    used: set[str] = field(default_factory=set)
-    repeats: dict[str, int] = field(default_factory=dict)  # last suffix given for a slug
-
-    def claim(self, anchor: str) -> str:
-        """An explicit anchor (an HTML ``id``), used as it is."""
-        self.used.add(anchor)
-        return anchor
-
-    def generate(self, heading: str) -> str:
-        """``intro``, then ``intro-1``, ``intro-2``… for headings with the same text."""
-        base = heading_slug(heading)
-        repeat = self.repeats.get(base, 0)
-        candidate = base if repeat == 0 else f"{base}-{repeat}"
-        while candidate in self.used:
-            repeat += 1
-            candidate = f"{base}-{repeat}"
-        self.repeats[base] = repeat
-        return self.claim(candidate)
-
-
 # --- Markdown -----------------------------------------------------------------------------------
 
 
@@ -572,14 +513,17 @@ _HTML_LINK_CLOSE = re.compile(r"</a\s*>", re.I)
 _HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
 
 
-def _render_markdown(source: str) -> tuple[_FrontMatter, _Rendered]:
+def _render_markdown(source: str) -> tuple[_FrontMatter, Rendered]:
     source = source.replace("\r\n", "\n").replace("\r", "\n")
     front = _FrontMatter()
     if match := _FRONT_MATTER.match(source):
         front = _parse_front_matter(match.group("body") or "")
         source = source[match.end() :]
-    draft = _Draft()
-    first_cell = True
+    draft = Draft()
+    # A table's header row is not written as a row: its cells head every body row's cells.
+    headers: list[str] | None = None  # collecting the header row's texts while not None
+    table_headers: list[str] = []
+    column = body_rows = 0
     for token in _MARKDOWN.parse(source):
         match token.type:
             case "heading_open":
@@ -587,6 +531,10 @@ def _render_markdown(source: str) -> tuple[_FrontMatter, _Rendered]:
             case "heading_close":
                 draft.end_heading()
                 draft.write("\n\n")
+            case "inline" if headers is not None:
+                cell = Draft()
+                _render_inline(token.children or [], cell)
+                headers.append(cell.finish().text)
             case "inline":
                 _render_inline(token.children or [], draft)
             case "paragraph_close":
@@ -594,6 +542,8 @@ def _render_markdown(source: str) -> tuple[_FrontMatter, _Rendered]:
                 draft.write("\n" if token.hidden else "\n\n")
             case "list_item_open":
                 draft.write(f"{token.info}{token.markup} ")  # "- ", "* ", "1. "
+            case "table_close" if not body_rows:  # a table of a header row alone
+                draft.write(f"{' | '.join(table_headers)}\n\n")
             case "bullet_list_close" | "ordered_list_close" | "hr" | "table_close":
                 draft.write("\n\n")
             case "fence" | "code_block":
@@ -601,17 +551,22 @@ def _render_markdown(source: str) -> tuple[_FrontMatter, _Rendered]:
             case "html_block":
                 _walk_html(BeautifulSoup(token.content, "html.parser"), draft)
                 draft.write("\n\n")
+            case "thead_open":
+                headers, body_rows = [], 0
+            case "thead_close":
+                table_headers, headers = headers or [], None
             case "tr_open":
-                first_cell = True
-            case "th_open" | "td_open":
-                draft.write("" if first_cell else " | ")
-                first_cell = False
-            case "tr_close":
+                column = 0
+            case "td_open":
+                draft.cell(column, table_headers)
+                column += 1
+            case "tr_close" if headers is None:
                 draft.write("\n\n")  # one row, one sentence
+                body_rows += 1
     return front, draft.finish()
 
 
-def _render_inline(children: list[Token], draft: _Draft) -> None:
+def _render_inline(children: list[Token], draft: Draft) -> None:
     for child in children:
         match child.type:
             case "text" | "code_inline":
@@ -632,7 +587,7 @@ def _render_inline(children: list[Token], draft: _Draft) -> None:
         draft.end_link()
 
 
-def _render_inline_html(tag: str, draft: _Draft) -> None:
+def _render_inline_html(tag: str, draft: Draft) -> None:
     if match := _HTML_LINK_OPEN.match(tag):
         draft.start_link(match.group("dq") or match.group("sq") or match.group("bare") or "")
     elif _HTML_LINK_CLOSE.match(tag):
@@ -698,18 +653,20 @@ _BLOCKS = frozenset(
     }
 )  # fmt: skip
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+# Elements whose own text nodes sit between cells.
+_ROWS = frozenset({"table", "thead", "tbody", "tfoot", "tr"})
 _WHITESPACE = re.compile(r"\s+")
 
 
-def _render_html(source: str) -> tuple[str, _Rendered]:
+def _render_html(source: str) -> tuple[str, Rendered]:
     soup = BeautifulSoup(source, "html.parser")
     title = soup.title.get_text() if soup.title is not None else ""
-    draft = _Draft()
-    _walk_html(soup, draft)
+    draft = Draft()
+    _walk_html(main_content(soup), draft)
     return normalise_text(title), draft.finish()
 
 
-def _walk_html(root: Tag, draft: _Draft) -> None:
+def _walk_html(root: Tag, draft: Draft) -> None:
     """Write the visible text under ``root`` into ``draft``, with its links and headings."""
     _HtmlText(draft).walk(root)
 
@@ -721,9 +678,10 @@ class _HtmlText:
     exhaust the interpreter's stack.
     """
 
-    def __init__(self, draft: _Draft) -> None:
+    def __init__(self, draft: Draft) -> None:
         self.draft = draft
         self.preformatted = 0  # depth of <pre>/<textarea>, where whitespace is kept
+        self.tables: list[_HtmlTable] = []  # the tables being walked, innermost last
 
     def walk(self, root: Tag) -> None:
         pending: list[PageElement | Callable[[], None]] = list(reversed(root.contents))
@@ -737,6 +695,8 @@ class _HtmlText:
                 item, PreformattedString | Script | Stylesheet | TemplateString
             ):
                 text = str(item)
+                if item.parent is not None and item.parent.name in _ROWS and not text.strip():
+                    continue  # layout between rows and cells, not a space in any cell's text
                 self.draft.write(text if self.preformatted else _WHITESPACE.sub(" ", text))
 
     def _open(self, tag: Tag) -> list[PageElement | Callable[[], None]]:
@@ -751,8 +711,14 @@ class _HtmlText:
             draft.write(_attribute(tag, "alt"))
             return []
         ends: list[Callable[[], None]] = []
-        if name in ("td", "th") and tag.find_previous_sibling(["td", "th"]) is not None:
-            draft.write(" | ")
+        if name == "table":
+            self.tables.append(_HtmlTable.of(tag))
+            ends.append(self._leave_table)
+        elif name == "tr" and self.tables and tag is self.tables[-1].header_row:
+            return []  # its cells head every other row's cells
+        elif name in ("td", "th"):
+            headers = self.tables[-1].headers if self.tables else []
+            draft.cell(len(tag.find_previous_siblings(["td", "th"])), headers)
         if name in _BLOCKS:
             draft.write("\n\n")
             ends.append(lambda: draft.write("\n\n"))
@@ -769,6 +735,28 @@ class _HtmlText:
 
     def _leave_preformatted(self) -> None:
         self.preformatted -= 1
+
+    def _leave_table(self) -> None:
+        self.tables.pop()
+
+
+@dataclass(frozen=True)
+class _HtmlTable:
+    """A table's header row (a first row of ``<th>`` cells followed by other rows) and the
+    texts of its cells; without one, rows are written as they are."""
+
+    header_row: Tag | None
+    headers: list[str]
+
+    @classmethod
+    def of(cls, table: Tag) -> _HtmlTable:
+        rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+        if len(rows) < 2:
+            return cls(None, [])
+        cells = rows[0].find_all(["td", "th"], recursive=False)
+        if not cells or any(cell.name != "th" for cell in cells):
+            return cls(None, [])
+        return cls(rows[0], [cell.get_text(" ", strip=True) for cell in cells])
 
 
 def _attribute(tag: Tag, name: str) -> str:

@@ -325,7 +325,10 @@ def ingest(
     ] = False,
     fmt: Annotated[
         str | None,
-        typer.Option("--format", help="text, markdown, html, jsonl or beir; default: by name."),
+        typer.Option(
+            "--format",
+            help="text, markdown, html, jsonl, beir, pdf, docx or image; default: by name.",
+        ),
     ] = None,
     source_type: Annotated[
         str, typer.Option(help="Stored on every document (e.g. a source tier).")

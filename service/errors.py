@@ -3,12 +3,15 @@
 AnchorgraphError
 ├── InvalidInput          the caller sent something unusable           → 400/413/415/422
 │   ├── UnsupportedFormat   a file format no reader handles            → 415
-│   └── DocumentTooLarge    over ``max_document_bytes``                → 413
+│   ├── DocumentTooLarge    over ``max_document_bytes`` / ``max_file_bytes`` → 413
+│   ├── TooManyPages        more pages than ``max_pages``              → 422
+│   └── UnreadableDocument  a corrupt, truncated or encrypted file     → 422
 ├── NotFound              no such collection / document / entity       → 404
 ├── Forbidden             the key may read that collection, not write  → 403
 ├── Conflict              it would replace a document of another origin → 409
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
 ├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
+├── OcrUnavailable        Tesseract (or a language's data) is not installed → 503
 ├── IndexNotReady         an index did not come ONLINE in time         → 503
 │   └── SchemaMissing       a reader found no schema (never initialised) → 503
 └── LocalServerError      the project's own Neo4j could not be set up  → (CLI message)
@@ -31,6 +34,19 @@ class UnsupportedFormat(InvalidInput):
 
 class DocumentTooLarge(InvalidInput):
     """The document is larger than the configured limit."""
+
+
+class TooManyPages(InvalidInput):
+    """A PDF or TIFF has more pages than the configured limit."""
+
+
+class UnreadableDocument(InvalidInput):
+    """The file is not what its format says: corrupt, truncated, or encrypted."""
+
+
+class OcrUnavailable(AnchorgraphError):
+    """A page needs OCR and this machine has no Tesseract, or not the language data asked for;
+    the message names the Debian package to install."""
 
 
 class NotFound(AnchorgraphError):

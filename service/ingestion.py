@@ -18,6 +18,7 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from loaders.files import FileReading
 from loaders.ingest import Ingestor, IngestStats
 from loaders.model import SourceDocument
 from loaders.read import Skipped, read_path
@@ -73,6 +74,7 @@ def read_all(
             source_type=source_type,
             max_bytes=settings.max_document_bytes,
             on_skip=skipped.append,
+            files=FileReading.configured(settings),
         )
     )
     return documents, skipped

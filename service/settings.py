@@ -106,7 +106,27 @@ class Settings(BaseSettings):
     # --- ingestion ----------------------------------------------------------------------------
     chunk_tokens: int = Field(default=200, ge=16, description="Target chunk size in model tokens.")
     chunk_overlap: float = Field(default=0.2, ge=0.0, lt=1.0)
-    max_document_bytes: int = Field(default=5_000_000, ge=1)
+    max_document_bytes: int = Field(
+        default=5_000_000, ge=1, description="Largest text, Markdown or HTML document (413)."
+    )
+    # A scanned PDF carries its pages as images: far more bytes per word than text.
+    max_file_bytes: int = Field(
+        default=50_000_000,
+        ge=1,
+        description="Largest PDF, Word or image file, as sent (413).",
+    )
+    max_pages: int = Field(
+        default=500, ge=1, description="Most pages of a PDF or TIFF file (422 beyond)."
+    )
+    ocr_languages: str = Field(
+        default="eng+por+ita",
+        pattern=r"^[A-Za-z_]+(\+[A-Za-z_]+)*$",
+        description="Tesseract's languages for scans and PDF pages without a text layer, "
+        "'+'-joined (each needs Debian's tesseract-ocr-LANG).",
+    )
+    tesseract_command: str = Field(
+        default="tesseract", description="The Tesseract program: a name on PATH or a path."
+    )
     classify_source_types: bool = Field(
         default=False,
         description="Give documents that declare no source type (only their format's name) "
@@ -164,8 +184,8 @@ class Settings(BaseSettings):
         default=None,
         ge=1,
         description="Largest request body accepted (413 beyond, before it is read whole); "
-        "unset: twice max_document_bytes plus 1 MB, room for a document at its limit with "
-        "its JSON escaping or multipart framing.",
+        "unset: twice max_document_bytes or max_file_bytes, whichever is more, plus 1 MB: "
+        "room for a document at its limit with its JSON escaping or multipart framing.",
     )
 
     @field_validator("api_key")
@@ -192,7 +212,10 @@ class Settings(BaseSettings):
     @property
     def request_limit_bytes(self) -> int:
         """The request body limit in force (``api_max_request_bytes``, or derived)."""
-        return self.api_max_request_bytes or 2 * self.max_document_bytes + 1_000_000
+        return (
+            self.api_max_request_bytes
+            or max(2 * self.max_document_bytes, self.max_file_bytes) + 1_000_000
+        )
 
     @property
     def uses_local_server(self) -> bool:

@@ -71,7 +71,7 @@ def test_by_default_loopback_no_key_and_no_cors(base: Settings, fake_embedder: E
     assert defaults.api_host == "127.0.0.1"  # what `anchorgraph serve` binds unless told
     assert defaults.api_key is None and defaults.api_cors_origins == []
     assert Settings(_env_file=None, api_key="").api_key is None  # empty: no key, not a lock
-    assert defaults.request_limit_bytes == 2 * defaults.max_document_bytes + 1_000_000
+    assert defaults.request_limit_bytes == defaults.max_file_bytes + 1_000_000
 
     app = create_app(base, embedder_factory=lambda _: fake_embedder)
     with TestClient(app) as client:

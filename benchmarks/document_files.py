@@ -1,0 +1,221 @@
+"""Real files for the readers' tests and their benchmark (``benchmarks/readers.py``), made by the
+libraries that write them: PDFs by reportlab, Word files by python-docx (and msoffcrypto-tool, to
+encrypt one), scans by Pillow.
+
+The text is this project's own. A scan is a letter drawn in Bitstream Vera (shipped inside
+reportlab, so no system font is needed) at 300 dpi, the way an archive scans paper.
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import docx
+import reportlab
+from docx.opc.constants import RELATIONSHIP_TYPE
+from docx.oxml import OxmlElement
+from docx.oxml.ns import qn
+from docx.text.paragraph import Paragraph
+from msoffcrypto.format.ooxml import OOXMLFile
+from PIL import Image, ImageDraw, ImageFont
+from reportlab.lib.pagesizes import A4
+from reportlab.lib.utils import ImageReader
+from reportlab.pdfgen import canvas
+
+FONT = Path(reportlab.__file__).parent / "fonts" / "Vera.ttf"
+REGISTER_URL = "https://archive.example.org/loan-register"
+LEDGER_URL = "https://archive.example.org/ledger"
+
+# A letter of the museum's archive (written for these tests), as it is typed on the page.
+LETTER = (
+    "Lisboa, 11 de março de 1978",
+    "",
+    "Ao Diretor do Museu de Arte,",
+    "",
+    "Confirmamos o empréstimo de doze pinturas",
+    "para a exposição de outono. O seguro cobre",
+    "o transporte e a montagem das obras.",
+    "",
+    "Atenciosamente, Ana Souza",
+)
+
+
+def two_page_pdf(*, encrypt: str | None = None) -> bytes:
+    """A report of two pages: an outline entry heading each, a link on the first page to the
+    loan register, and a Title in its metadata."""
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4, encrypt=encrypt)
+    pdf.setTitle("Annual report of the museum")
+    pages = (
+        (
+            "Acquisitions in 1978",
+            [
+                "The museum acquired twelve paintings in 1978, among them a portrait by",
+                "Tarsila do Amaral. Every loan is listed in the register of the archive.",
+            ],
+        ),
+        (
+            "Visitors",
+            ["In 1978 the museum received 41,000 visitors, twice as many as in 1970."],
+        ),
+    )
+    for number, (heading, lines) in enumerate(pages, start=1):
+        pdf.setFont("Helvetica-Bold", 16)
+        pdf.drawString(72, 780, heading)
+        pdf.bookmarkPage(f"page{number}")
+        pdf.addOutlineEntry(heading, f"page{number}", level=0)
+        pdf.setFont("Helvetica", 11)
+        y = 750
+        for line in lines:
+            pdf.drawString(72, y, line)
+            y -= 14
+        if number == 1:
+            before, anchor = "See the ", "loan register"
+            pdf.drawString(72, y - 10, f"{before}{anchor} for details.")
+            left = 72 + pdf.stringWidth(before, "Helvetica", 11)
+            right = left + pdf.stringWidth(anchor, "Helvetica", 11)
+            pdf.linkURL(REGISTER_URL, (left, y - 14, right, y + 1), relative=0)
+        pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def text_pdf(pages: int, lines_per_page: int = 45) -> bytes:
+    """A long report: ``pages`` pages of typed lines, an outline entry a page."""
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    for number in range(1, pages + 1):
+        pdf.setFont("Helvetica-Bold", 14)
+        pdf.drawString(72, 790, f"Section {number}")
+        pdf.bookmarkPage(f"section{number}")
+        pdf.addOutlineEntry(f"Section {number}", f"section{number}", level=0)
+        pdf.setFont("Helvetica", 10)
+        for line in range(lines_per_page):
+            pdf.drawString(
+                72,
+                770 - 15 * line,
+                f"Item {number}.{line}: the archive holds {number * line} letters of the museum,"
+                f" catalogued under shelf mark AR-{number:03d}-{line:02d} in 1978.",
+            )
+        pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def pdf_of_pages(*pages: Image.Image | str | None) -> bytes:
+    """A PDF with a page per item: a scan (an image and no text layer), a line of text, or
+    None for a blank page."""
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    width, height = A4
+    for page in pages:
+        if isinstance(page, Image.Image):
+            pdf.drawImage(ImageReader(page), 0, 0, width, height)
+        elif isinstance(page, str):
+            pdf.setFont("Helvetica", 11)
+            pdf.drawString(72, 780, page)
+        pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def letter_image(lines: tuple[str, ...] = LETTER) -> Image.Image:
+    """A typed letter on an A4 sheet scanned at 300 dpi, in grey."""
+    image = Image.new("L", (2480, 3508), 255)
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.truetype(str(FONT), 42)
+    y = 300
+    for line in lines:
+        draw.text((250, y), line, fill=0, font=font)
+        y += 70
+    return image
+
+
+def png(image: Image.Image) -> bytes:
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", dpi=(300, 300))
+    return buffer.getvalue()
+
+
+def tiff(*images: Image.Image) -> bytes:
+    """A multi-page TIFF, a page per image."""
+    buffer = io.BytesIO()
+    first, *rest = images
+    first.save(
+        buffer,
+        format="TIFF",
+        save_all=True,
+        append_images=rest,
+        dpi=(300, 300),
+        compression="tiff_lzw",
+    )
+    return buffer.getvalue()
+
+
+def word_report(*, encrypt: str | None = None) -> bytes:
+    """A .docx with a title, two headings, a paragraph with a hyperlink and a table of loans
+    (a header row and two rows, one of them holding a link)."""
+    document = docx.Document()
+    document.core_properties.title = "Loans of 1978"
+    document.add_heading("Loans of 1978", level=1)
+    intro = document.add_paragraph("Every loan is entered in the ")
+    _hyperlink(intro, LEDGER_URL, "ledger of the archive")
+    intro.add_run(" on the day the works leave.")
+    document.add_heading("Paintings lent", level=2)
+    table = document.add_table(rows=3, cols=3)
+    for row, values in zip(
+        table.rows,
+        (
+            ("Work", "Borrower", "Returned"),
+            ("Abaporu", "Museu de Arte Moderna", "1979"),
+            ("Operários", "", "never"),
+        ),
+        strict=True,
+    ):
+        for cell, value in zip(row.cells, values, strict=True):
+            cell.text = value
+    _hyperlink(table.rows[2].cells[1].paragraphs[0], REGISTER_URL, "a private collector")
+    document.add_paragraph("The insurance of each loan is kept with the contract.")
+    buffer = io.BytesIO()
+    document.save(buffer)
+    if encrypt is None:
+        return buffer.getvalue()
+    buffer.seek(0)
+    encrypted = io.BytesIO()
+    OOXMLFile(buffer).encrypt(encrypt, encrypted)
+    return encrypted.getvalue()
+
+
+def _hyperlink(paragraph: Paragraph, url: str, text: str) -> None:
+    """python-docx reads hyperlinks but has no call to write one: its element, by hand."""
+    relationship = paragraph.part.relate_to(url, RELATIONSHIP_TYPE.HYPERLINK, is_external=True)
+    link = OxmlElement("w:hyperlink")
+    link.set(qn("r:id"), relationship)
+    run = OxmlElement("w:r")
+    text_element = OxmlElement("w:t")
+    text_element.text = text
+    text_element.set(qn("xml:space"), "preserve")
+    run.append(text_element)
+    link.append(run)
+    paragraph._p.append(link)
+
+
+MUSEUM_PAGE = """<!DOCTYPE html>
+<html><head><title>Visiting the museum</title></head><body>
+<header><a href="/"><img alt="City Museum"></a>
+<nav><a href="/">Home</a> | <a href="/visit">Visit</a> | <a href="/cafe">Café</a></nav></header>
+<main><article>
+<h1 id="hours">Opening hours</h1>
+<p>The museum opens at 10:00 every day except Monday. The archive reading room needs an
+appointment, see <a href="archive.html#booking">booking the archive</a> for details.</p>
+<h2 id="prices">Prices</h2>
+<table><thead><tr><th>Ticket</th><th>Price</th></tr></thead>
+<tbody><tr><td>Adult</td><td>12 euros</td></tr><tr><td>Student</td><td>6 euros</td></tr></tbody>
+</table>
+<p>Guided tours of the sculpture garden start at 11:00 and 15:00 and last one hour. Groups of
+more than ten people book a week ahead by writing to the education office.</p>
+</article></main>
+<aside><h3>Newsletter</h3><p>Subscribe to our newsletter for news of exhibitions.</p></aside>
+<footer><p>© 2024 City Museum · Privacy policy · Contact us at info@example.org</p></footer>
+</body></html>"""
