@@ -502,6 +502,8 @@ def _cell(name: str, value: Any) -> tuple[str, str]:
         return name, value
     if isinstance(value, datetime):
         return f"{name}:{'datetime' if value.tzinfo else 'localdatetime'}", value.isoformat()
+    if isinstance(value, list) and all(type(x) is int for x in value):  # a chunk's pages
+        return f"{name}:long[]", ARRAY_DELIMITER.join(map(str, value))
     if isinstance(value, list) and all(isinstance(x, str) for x in value):
         if any(ARRAY_DELIMITER in x for x in value):
             raise ValueError(f"{name}: a value holds the array delimiter U+001F")

@@ -289,6 +289,8 @@ class ChunkRow(TypedDict):
     fd_raw: float  # Σ prob_fact of its claims / n_tokens
     heading_slugs: list[str]
     identifiers: list[str]
+    pages: list[int]  # the page numbers it covers; empty for formats without pages
+    ocr_confidence: float | None  # of its OCR-read pages; None (no property) when none
     previous_id: str | None  # the chunk before it in the document; None for the first
     embedding: list[float]
     single_terms: list[int]
@@ -450,6 +452,10 @@ def _document_row(collection: str, document: EmbeddedDocument) -> DocumentRow:
         "size_bytes": source.size_bytes,
         "modified": source.modified,
         "identifiers": list(document.identifiers),
+        # Paginated files only (None leaves the property out): how many pages, and how sure OCR
+        # was of the pages it read.
+        "n_pages": len(source.pages) or None,
+        "ocr_confidence": source.ocr_confidence,
     }
     # Caller metadata is kept under its own prefix so it can never overwrite our properties.
     properties.update({f"meta_{key}": value for key, value in source.metadata.items()})
@@ -562,6 +568,8 @@ def _chunk_rows(
             fd_raw=fd_raw((claim.prob_fact for claim in claims), chunk.n_tokens),
             heading_slugs=list(chunk.heading_slugs),
             identifiers=list(identifiers),
+            pages=list(chunk.pages),
+            ocr_confidence=chunk.ocr_confidence,
             previous_id=None if previous is None else scoped(collection, previous),
             embedding=vector.tolist(),
             single_terms=chunk_postings["single_terms"],

@@ -2,7 +2,8 @@
 // mentions; every id in it is the id within the collection (links and mentions never leave it).
 // Parameters: $collection, $id (the document's key).
 // Returns: collection, id, title, uri, source, source_type, folder, tags, identifiers,
-// n_tokens, content_hash, modified (null when absent), chunks (list of maps by ordinal), links
+// n_tokens, content_hash, modified (null when absent), n_pages (0 without pages),
+// ocr_confidence (null unless OCR read it), chunks (list of maps by ordinal), links
 // (list of {chunk_id, href, anchor_text, fragment, target_document, target_chunk, resolved}),
 // entities (list of {id, name, type, count}); no row when the key is unknown.
 MATCH (d:Document {id: $id})
@@ -12,7 +13,8 @@ CALL (d, cut) {
   MATCH (d)-[:HAS_CHUNK]->(c:Chunk)
   WITH c ORDER BY c.ordinal
   RETURN collect(c {
-    id: substring(c.id, cut), .ordinal, .text, .start, .end, .n_tokens, .heading_slugs
+    id: substring(c.id, cut), .ordinal, .text, .start, .end, .n_tokens, .heading_slugs, .pages,
+    .ocr_confidence
   }) AS chunks
 }
 CALL (d, cut) {
@@ -38,4 +40,5 @@ CALL (d, cut) {
 RETURN d.collection AS collection, substring(d.id, cut) AS id, d.title AS title, d.uri AS uri,
        d.source AS source, d.source_type AS source_type, d.folder AS folder, d.tags AS tags,
        d.identifiers AS identifiers, d.n_tokens AS n_tokens, d.content_hash AS content_hash,
-       d.modified AS modified, chunks, links, entities;
+       d.modified AS modified, coalesce(d.n_pages, 0) AS n_pages,
+       d.ocr_confidence AS ocr_confidence, chunks, links, entities;

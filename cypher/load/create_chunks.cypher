@@ -10,7 +10,8 @@
 // shard label (a dynamic label: service/graph/shards.py).
 // Parameters: $collection, $chunk_labels (the shard's label, or none), $terms (the batch's distinct index terms), $chunks (list of {id,
 // document_id,
-// ordinal, text, start, end, n_tokens, n_claims, fd_raw, heading_slugs, identifiers,
+// ordinal, text, start, end, n_tokens, n_claims, fd_raw, heading_slugs, identifiers, pages (the
+// page numbers it covers, [] without pages), ocr_confidence (null unless OCR read them),
 // single_terms: [position in $terms], repeated_terms: [[position in $terms, tf]], previous_id
 // (null for the first), embedding}). Returns: nothing.
 CALL () {
@@ -25,7 +26,8 @@ CREATE (d)-[:HAS_CHUNK]->(c:Chunk {
   text: row.text,
   start: row.start, end: row.end, n_tokens: row.n_tokens, n_claims: row.n_claims,
   fd_raw: row.fd_raw,
-  heading_slugs: row.heading_slugs, identifiers: row.identifiers
+  heading_slugs: row.heading_slugs, identifiers: row.identifiers, pages: row.pages,
+  ocr_confidence: row.ocr_confidence
 })
 SET c:$($chunk_labels)
 WITH term_nodes, c, row

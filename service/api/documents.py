@@ -13,6 +13,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from starlette.datastructures import UploadFile
 
+from loaders.files import FileReading
 from loaders.model import SourceDocument
 from loaders.read import detect_format, read_bytes
 from service.api.deps import AccessDep, RuntimeDep, readable, writable
@@ -32,8 +33,17 @@ from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 router = APIRouter(prefix="/documents", tags=["documents"])
 
 # The formats one request can carry, by file name suffix and by a part's content type.
-_SINGLE_DOCUMENT_FORMATS = frozenset({"text", "markdown", "html"})
-_FORMAT_OF_MEDIA_TYPE = {"text/plain": "text", "text/markdown": "markdown", "text/html": "html"}
+_SINGLE_DOCUMENT_FORMATS = frozenset({"text", "markdown", "html", "pdf", "docx", "image"})
+_FORMAT_OF_MEDIA_TYPE = {
+    "text/plain": "text",
+    "text/markdown": "markdown",
+    "text/html": "html",
+    "application/pdf": "pdf",
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
+    "image/png": "image",
+    "image/jpeg": "image",
+    "image/tiff": "image",
+}
 # The largest page offset: far beyond any graph here, and far inside Neo4j's 64-bit SKIP.
 MAX_OFFSET = 1_000_000_000
 
@@ -72,8 +82,10 @@ def _upload_schema() -> dict[str, Any]:
             "contentMediaType": "text/plain",
             "pattern": VISIBLE_CHARACTER,
             "description": "The document: UTF-8 text, Markdown or HTML (a file part, or a plain "
-            "field of at most 1 MB). The format is the `format` field, else the file name's "
-            "suffix (.txt, .md, .html), else the part's content type (a plain field is text).",
+            "field of at most 1 MB), or a PDF, Word .docx or PNG/JPEG/TIFF file (read by OCR "
+            "where it has no text layer). The format is the `format` field, else the file "
+            "name's suffix (.txt, .md, .html, .pdf, .docx, .png, .jpg, .tif), else the part's "
+            "content type (a plain field is text).",
         }
     }
     for name, schema in fields["properties"].items():
@@ -202,12 +214,16 @@ async def add_document(
     already holds exactly this content. A document whose id the collection holds from another
     origin (`uri`) is refused with 409 unless `replace` is true. A document whose text is not
     UTF-8 or renders to nothing (Markdown or HTML without text) is refused with 400, as is a
-    JSON body that is not valid JSON; a body that is neither JSON nor multipart with 415.
+    JSON body that is not valid JSON; a body that is neither JSON nor multipart with 415. A PDF, Word or image file larger than
+    max_file_bytes is refused with 413; one with more pages than max_pages, or corrupt, or
+    encrypted, with 422; a scan when Tesseract is not installed with 503. Nothing is written
+    for a document that is refused.
     """
     max_bytes = runtime.settings.max_document_bytes
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media_type == "multipart/form-data":
-        document, collection, replace = await _from_upload(request, max_bytes)
+        files = FileReading.configured(runtime.settings)
+        document, collection, replace = await _from_upload(request, max_bytes, files)
     elif media_type in {"", "application/json"} or media_type.endswith("+json"):
         document, collection, replace = _from_json(await request.body(), max_bytes)
     else:
@@ -337,15 +353,17 @@ def _from_json(body: bytes, max_bytes: int) -> tuple[SourceDocument, str, bool]:
     return document, payload.collection, payload.replace
 
 
-async def _from_upload(request: Request, max_bytes: int) -> tuple[SourceDocument, str, bool]:
+async def _from_upload(
+    request: Request, max_bytes: int, files: FileReading
+) -> tuple[SourceDocument, str, bool]:
     """The uploaded document, its collection and whether it may replace another origin's."""
     # The context closes the spooled upload files when we are done with them.
     async with request.form() as form:
         part = form.get("file")
         if isinstance(part, UploadFile):
             name, part_type = part.filename or "", part.content_type or ""
-            # One byte more than allowed is enough to know the file is too large.
-            data = await part.read(max_bytes + 1)
+            # One byte more than the larger limit is enough to know the file is too large.
+            data = await part.read(max(max_bytes, files.max_bytes) + 1)
         elif isinstance(part, str):  # a part without a file name: text
             name, part_type, data = "", "text/plain", part.encode("utf-8")
         else:
@@ -359,22 +377,29 @@ async def _from_upload(request: Request, max_bytes: int) -> tuple[SourceDocument
         raise _invalid(error) from error
     if fields.id is None:
         raise InvalidInput("The upload has no file name; give an 'id' field.")
-    document = read_bytes(
-        data,
-        doc_id=fields.id,
-        fmt=fields.format or _upload_format(name or fields.id, part_type),
-        title=fields.title,
-        source=fields.source,
-        source_type=fields.source_type,
-        folder=fields.folder or _folder_of(fields.id),
-        tags=fields.tag_list(),
-        max_bytes=max_bytes,
+    doc_id = fields.id
+    fmt = fields.format or _upload_format(name or doc_id, part_type)
+    # Off the event loop: a PDF takes a while to read, and a scan seconds a page.
+    document = await run_in_threadpool(
+        lambda: read_bytes(
+            data,
+            doc_id=doc_id,
+            fmt=fmt,
+            title=fields.title,
+            source=fields.source,
+            source_type=fields.source_type,
+            folder=fields.folder or _folder_of(doc_id),
+            tags=fields.tag_list(),
+            max_bytes=max_bytes,
+            files=files,
+        )
     )
     return document, fields.collection, fields.replace == "true"
 
 
 def _upload_format(name: str, part_type: str) -> str:
-    """By the name's suffix (.txt, .md, .html), else by the part's content type."""
+    """By the name's suffix (.txt, .md, .html, .pdf, .docx, .png, …), else by the part's
+    content type."""
     try:
         by_name: str | None = detect_format(name)
     except UnsupportedFormat:
@@ -385,8 +410,8 @@ def _upload_format(name: str, part_type: str) -> str:
     by_type = _FORMAT_OF_MEDIA_TYPE.get(part_type.partition(";")[0].strip().lower())
     if by_type is None:
         raise UnsupportedFormat(
-            f"{name}: no reader for this file; send a .txt, .md or .html file, a text/plain, "
-            "text/markdown or text/html part, or a 'format' field."
+            f"{name}: no reader for this file; send a .txt, .md, .html, .pdf, .docx, .png, "
+            ".jpg or .tif file, a part with one of their content types, or a 'format' field."
         )
     return by_type
 

@@ -40,6 +40,9 @@ from service.errors import (
     IndexNotReady,
     InvalidInput,
     NotFound,
+    OcrUnavailable,
+    TooManyPages,
+    UnreadableDocument,
     UnsupportedFormat,
 )
 from service.retrieval.types import BLANK_TEXT, VISIBLE_CHARACTER
@@ -94,6 +97,9 @@ class ProblemType:
 UNSUPPORTED_FORMAT = ProblemType(415, "unsupported-format", "Unsupported format")
 DOCUMENT_TOO_LARGE = ProblemType(413, "document-too-large", "Document too large")
 INVALID_INPUT = ProblemType(400, "invalid-input", "Invalid input")
+TOO_MANY_PAGES = ProblemType(422, "too-many-pages", "Too many pages")
+UNREADABLE_DOCUMENT = ProblemType(422, "unreadable-document", "The file cannot be read")
+OCR_UNAVAILABLE = ProblemType(503, "ocr-unavailable", "OCR is not installed")
 NOT_FOUND = ProblemType(404, "not-found", "Not found")
 FORBIDDEN = ProblemType(403, "forbidden", "Not allowed to this key")
 CONFLICT = ProblemType(409, "conflict", "It would replace a document of another origin")
@@ -106,6 +112,8 @@ VALIDATION_ERROR = ProblemType(422, "validation-error", "The request does not ma
 _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (UnsupportedFormat, UNSUPPORTED_FORMAT),
     (DocumentTooLarge, DOCUMENT_TOO_LARGE),
+    (TooManyPages, TOO_MANY_PAGES),
+    (UnreadableDocument, UNREADABLE_DOCUMENT),
     (InvalidInput, INVALID_INPUT),
     (NotFound, NOT_FOUND),
     (Forbidden, FORBIDDEN),
@@ -113,6 +121,7 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (GraphUnavailable, GRAPH_UNAVAILABLE),
     (ClaimExtractionError, CLAIM_EXTRACTION_FAILED),
     (IndexNotReady, INDEX_NOT_READY),
+    (OcrUnavailable, OCR_UNAVAILABLE),
 )
 
 
@@ -319,9 +328,11 @@ _DESCRIPTIONS: dict[int, str] = {
     409: "The document would replace one from another origin; send replace: true to allow it.",
     413: "The body or the document is larger than the configured limit.",
     415: "A content type or file format no reader handles.",
-    422: "The request does not match the schema; `errors` names each field.",
+    422: "The request does not match the schema (`errors` names each field), or the file "
+    "cannot be read (corrupt or encrypted) or has more pages than the limit.",
     502: "The configured claim extractor failed.",
-    503: "Neo4j is unavailable, or an index is not ready.",
+    503: "Neo4j is unavailable, an index is not ready, or a page needs OCR and Tesseract is "
+    "not installed.",
 }
 _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
     400: (
@@ -336,7 +347,11 @@ _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
         "a request without a uri has the same id and would replace it",
     ),
     413: (DOCUMENT_TOO_LARGE, "big.txt: 6,000,000 bytes is over the limit of 5,000,000 bytes."),
-    415: (UNSUPPORTED_FORMAT, "scan.pdf: no reader for this file; send a .txt, .md or .html file."),
+    415: (
+        UNSUPPORTED_FORMAT,
+        "scan.xls: no reader for this file; send a .txt, .md, .html, .pdf, "
+        ".docx, .png, .jpg or .tif file.",
+    ),
     422: (VALIDATION_ERROR, "body.k: Input should be less than or equal to 1000"),
     502: (CLAIM_EXTRACTION_FAILED, "claim extractor at http://127.0.0.1:8080 failed: timed out"),
     503: (GRAPH_UNAVAILABLE, "Neo4j at bolt://127.0.0.1:7687 is unavailable."),

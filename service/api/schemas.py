@@ -127,10 +127,11 @@ class UploadFields(BaseModel):
     replace: Literal["true", "false"] = Field(
         "false", description="'true': replace a document of another origin (else 409)."
     )
-    format: Literal["text", "markdown", "html"] | None = Field(
+    format: Literal["text", "markdown", "html", "pdf", "docx", "image"] | None = Field(
         None,
-        description="Default: by the file name (.txt, .md, .html), else by the part's content "
-        "type (text/plain, text/markdown, text/html).",
+        description="Default: by the file name (.txt, .md, .html, .pdf, .docx, .png, .jpg, "
+        ".jpeg, .tif, .tiff), else by the part's content type (text/plain, text/markdown, "
+        "text/html, application/pdf, the .docx type, image/png, image/jpeg, image/tiff).",
     )
     title: Label = ""
     source: Label = ""
@@ -167,6 +168,12 @@ class ChunkOut(BaseModel):
     end: int
     n_tokens: int
     heading_slugs: list[str] = Field(default_factory=list)
+    pages: list[int] = Field(
+        default_factory=list, description="The page numbers its text covers (PDF, TIFF)."
+    )
+    ocr_confidence: float | None = Field(
+        None, description="The mean confidence of the OCR that read its pages, in [0, 1]."
+    )
 
 
 class LinkOut(BaseModel):
@@ -202,6 +209,10 @@ class DocumentOut(BaseModel):
     n_tokens: int = 0
     content_hash: str = ""
     modified: datetime | None = None
+    n_pages: int = Field(0, description="Its pages (PDF, TIFF, image); 0 for other formats.")
+    ocr_confidence: float | None = Field(
+        None, description="The mean confidence of the OCR that read its scanned pages, in [0, 1]."
+    )
     chunks: list[ChunkOut]
     links: list[LinkOut]
     entities: list[EntityCount]

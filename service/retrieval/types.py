@@ -790,6 +790,14 @@ class Hit(BaseModel):
     title: str
     text: str
     n_tokens: int
+    pages: list[int] = Field(
+        default_factory=list,
+        description="The pages of its document the chunk's text stands on (PDF, TIFF, image), "
+        "to cite as `document, page N`; empty for formats without pages.",
+    )
+    ocr_confidence: float | None = Field(
+        None, description="How sure OCR was of the text, in [0, 1]; None: it was not scanned."
+    )
     paths: dict[str, PathScore] = Field(
         description="Per path: raw and normalised score, rank, and share of the fused score."
     )

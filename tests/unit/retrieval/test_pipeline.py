@@ -48,6 +48,8 @@ class RecordedGraph:
                     "title": f"title of {c.partition('/')[2]}",
                     "text": f"text of {c}",
                     "n_tokens": 7,
+                    "pages": [],
+                    "ocr_confidence": None,
                 }
                 for c in parameters["chunk_ids"]
             ]
