@@ -8,7 +8,9 @@ hit can cite ``document, page N``.
 from __future__ import annotations
 
 import ctypes
+import math
 import re
+import threading
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,6 +26,11 @@ if TYPE_CHECKING:
 # about 300 dpi, and a page at 300 dpi is ~9 megapixels, still quick to render.
 OCR_DPI = 300
 _PDF_UNIT_DPI = 72
+# A page larger than A4 is rendered at less than OCR_DPI, so a poster-sized page cannot ask for
+# gigabytes of bitmap: 40 megapixels is A4 at ~640 dpi.
+_MAX_OCR_PIXELS = 40_000_000
+# PDFium is not thread-safe, and the API reads uploads in a thread pool: one file at a time.
+_PDFIUM = threading.Lock()
 
 
 @dataclass(frozen=True)
@@ -44,6 +51,11 @@ def render_pdf(data: bytes, doc_id: str, *, max_pages: int, ocr: Ocr) -> tuple[s
         TooManyPages: More pages than ``max_pages``.
         OcrUnavailable: A page without a text layer needs OCR and Tesseract is missing.
     """
+    with _PDFIUM:
+        return _render(data, doc_id, max_pages, ocr)
+
+
+def _render(data: bytes, doc_id: str, max_pages: int, ocr: Ocr) -> tuple[str, Rendered]:
     import pypdfium2
 
     try:
@@ -115,8 +127,10 @@ def _render_page(
         draft.start_page(number)  # a blank page: nothing to read
         return
     ocr.check()
-    bitmap = page.render(scale=OCR_DPI / _PDF_UNIT_DPI)
-    read = ocr.read(bitmap.to_pil(), OCR_DPI)
+    width, height = page.get_size()
+    scale = min(OCR_DPI / _PDF_UNIT_DPI, math.sqrt(_MAX_OCR_PIXELS / max(width * height, 1)))
+    bitmap = page.render(scale=scale)
+    read = ocr.read(bitmap.to_pil(), round(scale * _PDF_UNIT_DPI))
     draft.start_page(number, read.confidence)
     draft.write(read.text)
 
