@@ -679,9 +679,9 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
             path = " → ".join(f"“{escape(step.anchor_text)}”" for step in s.path)
             cell += f"\n  ↳ {escape(s.document_id)} via {path} ({s.score:.3f})"
         document = (
-            hit.document_id
+            hit.citation()
             if len(result.collections) == 1
-            else f"{hit.collection}: {hit.document_id}"
+            else f"{hit.collection}: {hit.citation()}"
         )
         table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, escape(document), cell)
     console.print(table)

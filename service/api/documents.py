@@ -32,8 +32,12 @@ from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
-# The formats one request can carry, by file name suffix and by a part's content type.
-_SINGLE_DOCUMENT_FORMATS = frozenset({"text", "markdown", "html", "pdf", "docx", "image"})
+# The formats one request can carry, by file name suffix and by a part's content type. PDF, Word
+# and images come only as a file part, known by its name or content type: a plain form field is
+# text, and the `format` field names a text format only, since no schema can say which bytes make
+# a PDF (schemathesis would rightly call a schema-valid "format: pdf" that is refused a fault).
+_TEXT_FORMATS = frozenset({"text", "markdown", "html"})
+_FILE_FORMATS = _TEXT_FORMATS | {"pdf", "docx", "image"}
 _FORMAT_OF_MEDIA_TYPE = {
     "text/plain": "text",
     "text/markdown": "markdown",
@@ -82,10 +86,11 @@ def _upload_schema() -> dict[str, Any]:
             "contentMediaType": "text/plain",
             "pattern": VISIBLE_CHARACTER,
             "description": "The document: UTF-8 text, Markdown or HTML (a file part, or a plain "
-            "field of at most 1 MB), or a PDF, Word .docx or PNG/JPEG/TIFF file (read by OCR "
-            "where it has no text layer). The format is the `format` field, else the file "
-            "name's suffix (.txt, .md, .html, .pdf, .docx, .png, .jpg, .tif), else the part's "
-            "content type (a plain field is text).",
+            "field of at most 1 MB), or a file part holding a PDF, Word .docx or PNG/JPEG/TIFF "
+            "file (read by OCR where it has no text layer). The format is the `format` field "
+            "(text formats), else the file name's suffix (.txt, .md, .html; for a file part "
+            "also .pdf, .docx, .png, .jpg, .tif), else the part's content type (a plain field "
+            "is text).",
         }
     }
     for name, schema in fields["properties"].items():
@@ -360,6 +365,7 @@ async def _from_upload(
     # The context closes the spooled upload files when we are done with them.
     async with request.form() as form:
         part = form.get("file")
+        file_part = isinstance(part, UploadFile)
         if isinstance(part, UploadFile):
             name, part_type = part.filename or "", part.content_type or ""
             # One byte more than the larger limit is enough to know the file is too large.
@@ -378,7 +384,8 @@ async def _from_upload(
     if fields.id is None:
         raise InvalidInput("The upload has no file name; give an 'id' field.")
     doc_id = fields.id
-    fmt = fields.format or _upload_format(name or doc_id, part_type)
+    known = _FILE_FORMATS if file_part else _TEXT_FORMATS
+    fmt = fields.format or _upload_format(name or doc_id, part_type, known)
     # Off the event loop: a PDF takes a while to read, and a scan seconds a page.
     document = await run_in_threadpool(
         lambda: read_bytes(
@@ -397,18 +404,17 @@ async def _from_upload(
     return document, fields.collection, fields.replace == "true"
 
 
-def _upload_format(name: str, part_type: str) -> str:
-    """By the name's suffix (.txt, .md, .html, .pdf, .docx, .png, …), else by the part's
-    content type."""
+def _upload_format(name: str, part_type: str, known: frozenset[str]) -> str:
+    """One of ``known``: by the name's suffix (.txt, .md, .html, .pdf, .docx, .png, …), else by
+    the part's content type."""
     try:
         by_name: str | None = detect_format(name)
     except UnsupportedFormat:
         by_name = None
-    if by_name in _SINGLE_DOCUMENT_FORMATS:
-        assert by_name is not None
+    if by_name is not None and by_name in known:
         return by_name
     by_type = _FORMAT_OF_MEDIA_TYPE.get(part_type.partition(";")[0].strip().lower())
-    if by_type is None:
+    if by_type is None or by_type not in known:
         raise UnsupportedFormat(
             f"{name}: no reader for this file; send a .txt, .md, .html, .pdf, .docx, .png, "
             ".jpg or .tif file, a part with one of their content types, or a 'format' field."

@@ -127,11 +127,13 @@ class UploadFields(BaseModel):
     replace: Literal["true", "false"] = Field(
         "false", description="'true': replace a document of another origin (else 409)."
     )
-    format: Literal["text", "markdown", "html", "pdf", "docx", "image"] | None = Field(
+    format: Literal["text", "markdown", "html"] | None = Field(
         None,
-        description="Default: by the file name (.txt, .md, .html, .pdf, .docx, .png, .jpg, "
-        ".jpeg, .tif, .tiff), else by the part's content type (text/plain, text/markdown, "
-        "text/html, application/pdf, the .docx type, image/png, image/jpeg, image/tiff).",
+        description="How to read a text part. Default: by the file name (.txt, .md, .html), "
+        "else by the part's content type (text/plain, text/markdown, text/html). A PDF, Word "
+        "or image file part is known by its name (.pdf, .docx, .png, .jpg, .jpeg, .tif, "
+        ".tiff) or content type (application/pdf, the .docx type, image/png, image/jpeg, "
+        "image/tiff).",
     )
     title: Label = ""
     source: Label = ""

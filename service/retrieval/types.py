@@ -814,6 +814,15 @@ class Hit(BaseModel):
         "with the paths' contributions (explain) they add up to it.",
     )
 
+    def citation(self) -> str:
+        """Where the text stands: ``reports/1978.pdf, page 2`` (``pages 2–3``), or the
+        document's id for formats without pages."""
+        if not self.pages:
+            return self.document_id
+        first, last = min(self.pages), max(self.pages)
+        where = f"page {first}" if first == last else f"pages {first}–{last}"
+        return f"{self.document_id}, {where}"
+
 
 class StageTiming(BaseModel):
     model_config = ConfigDict(frozen=True)

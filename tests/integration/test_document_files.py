@@ -28,6 +28,7 @@ from service.app import create_app
 from service.embedding import Embedder
 from service.graph.gateway import Graph
 from service.library import Library
+from service.retrieval.types import Hit
 from service.runtime import Runtime
 from service.settings import Settings
 
@@ -80,6 +81,19 @@ def test_a_pdf_upload_keeps_its_pages_and_hits_cite_them(client: TestClient) -> 
         assert top["document_id"] == "reports/1978.pdf"
         assert top["pages"] == [page], (query, top)
         assert top["pages"] == pages_of[top["chunk_id"]]  # as stored on the chunk
+        assert Hit.model_validate(top).citation() == f"reports/1978.pdf, page {page}"
+    both = Hit.model_validate({**top, "pages": [1, 2]})
+    assert both.citation() == "reports/1978.pdf, pages 1–2"
+
+
+def test_only_a_file_part_is_read_as_a_binary_format(client: TestClient) -> None:
+    # A plain form field is text, whatever its id says; a file part is known by its name.
+    fields = {"file": (None, "Loan of twelve paintings."), "id": (None, "n.pdf")}
+    plain = client.post("/documents", files=fields)
+    assert plain.status_code == 201, plain.text
+    assert client.get("/documents/n.pdf").json()["source_type"] == "text"
+    as_file = upload(client, "n2.pdf", b"Loan of twelve paintings.", "text/plain")
+    assert as_file.status_code == 422 and "not a readable PDF" in as_file.json()["detail"]
 
 
 def test_a_word_upload_keeps_headings_tables_and_links(client: TestClient) -> None:
