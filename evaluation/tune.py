@@ -65,6 +65,7 @@ from service import (
     Candidate,
     DetectedEntity,
     Fusion,
+    Language,
     Mode,
     Normalisation,
     PathName,
@@ -102,6 +103,8 @@ class CachedQuery:
     def from_json(cls, data: Mapping[str, Any]) -> CachedQuery:
         fields = dict(data["query"])
         entities = [DetectedEntity.model_validate(e) for e in fields.pop("entities")]
+        # Caches written before languages hold English queries.
+        fields["language"] = Language(fields.get("language", Language.ENGLISH))
         found = {
             PathName(path): [Candidate(c, d, float(s)) for c, d, s in rows]
             for path, rows in data["found"].items()

@@ -115,7 +115,11 @@ def refit(
             ).consume()
             tx.run(cypher(Query.FD_RESET_STATS), bins=stats_rows, collection=collection).consume()
         tx.run(
-            cypher(Query.COUNT_COLLECTION), documents=0, chunks=0, collection=collection
+            cypher(Query.COUNT_COLLECTION),
+            documents=0,
+            chunks=0,
+            collection=collection,
+            languages=[],
         ).consume()
 
     graph.write(work)

@@ -30,6 +30,7 @@ from service.graph.queries import Query, as_parameters, cypher
 from service.graph.shards import SHARDS, shard_labels
 from service.scope import local_id, scoped
 from service.text.identifiers import normalise_entity_id
+from service.text.language import ALL_DOCUMENT_LABELS, Language, language_labels
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,8 @@ def write_documents(
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
         tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=ids, collection=collection).consume()
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
-        documents = {"document_labels": labels["document_labels"]}
+        documents = {"document_labels": labels["document_labels"],
+                     "language_labels": ALL_DOCUMENT_LABELS}  # fmt: skip
         _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents}, documents)
         _run_rows(tx, Query.FILE_DOCUMENTS, {"documents": rows.filings}, scope)
         chunks = {**scope, "chunk_labels": labels["chunk_labels"]}
@@ -157,6 +159,7 @@ def write_documents(
             documents=len(ids) - existed,
             chunks=len(rows.chunks) - removed_chunks,
             collection=collection,
+            languages=sorted({row["properties"]["language"] for row in rows.documents}),
         ).consume()
         return [local_id(id_) for id_ in upserted["without_embedding"]] if upserted else []
 
@@ -183,6 +186,7 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
             documents=-deleted,
             chunks=-removed_chunks,
             collection=collection,
+            languages=[],
         ).consume()
         return deleted
 
@@ -250,10 +254,12 @@ def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
 
 class DocumentRow(TypedDict):
     """``upsert_documents.cypher``: ``properties`` are SET on the node (a None value leaves that
-    property out); ``embedding`` is stored as float32."""
+    property out); ``labels``: its language's (none for English); ``embedding`` is stored as
+    float32."""
 
     id: str
     properties: dict[str, Any]
+    labels: list[str]
     embedding: list[float]
 
 
@@ -291,6 +297,7 @@ class ChunkRow(TypedDict):
     identifiers: list[str]
     pages: list[int]  # the page numbers it covers; empty for formats without pages
     ocr_confidence: float | None  # of its OCR-read pages; None (no property) when none
+    labels: list[str]  # its language's (none for English)
     previous_id: str | None  # the chunk before it in the document; None for the first
     embedding: list[float]
     single_terms: list[int]
@@ -456,12 +463,15 @@ def _document_row(collection: str, document: EmbeddedDocument) -> DocumentRow:
         # was of the pages it read.
         "n_pages": len(source.pages) or None,
         "ocr_confidence": source.ocr_confidence,
+        # Resolved by the ingestor (declared or detected); "" only for rows built without one.
+        "language": source.language or Language.ENGLISH.value,
     }
     # Caller metadata is kept under its own prefix so it can never overwrite our properties.
     properties.update({f"meta_{key}": value for key, value in source.metadata.items()})
     return DocumentRow(
         id=scoped(collection, source.id),
         properties=properties,
+        labels=language_labels(source.language)[1],
         embedding=document.vector.tolist(),
     )
 
@@ -555,6 +565,7 @@ def _chunk_rows(
 ) -> tuple[list[str], list[ChunkRow]]:
     """The batch's distinct index terms and one row per chunk, documents in order."""
     terms, postings = index_term_parameters([t for d in documents for t in d.chunk_terms])
+    labels = {d.source.id: language_labels(d.source.language)[0] for d in documents}
     rows = [
         ChunkRow(
             id=scoped(collection, chunk.id),
@@ -570,6 +581,7 @@ def _chunk_rows(
             identifiers=list(identifiers),
             pages=list(chunk.pages),
             ocr_confidence=chunk.ocr_confidence,
+            labels=labels[chunk.document_id],
             previous_id=None if previous is None else scoped(collection, previous),
             embedding=vector.tolist(),
             single_terms=chunk_postings["single_terms"],

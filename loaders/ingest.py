@@ -46,6 +46,7 @@ from service.graph.gateway import Graph
 from service.scope import DEFAULT_COLLECTION, collection_name
 from service.settings import Settings
 from service.text.identifiers import find_identifiers
+from service.text.language import Language, detect_language, language_of
 from service.text.terms import index_terms
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
@@ -262,9 +263,13 @@ class Ingestor:
         *,
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
+        language: Language | None = None,
     ) -> IngestStats:
         """Write every new or changed document into ``collection``; each batch is one
         transaction.
+
+        A document's language (``document_language``) is its own declaration, else
+        ``language``, else detected.
 
         A document whose id the collection already holds with another origin (its ``uri``: the
         file or URL it was read from, "" when a request gave none) is not written but listed in
@@ -308,7 +313,9 @@ class Ingestor:
             pending: _Pending | None = None
             for batch in _batches(documents, self.batch_size):
                 in_flight = pending.prepared if pending else None
-                prepared = self._prepare(batch, stats, in_flight, nlp, replace=replace)
+                prepared = self._prepare(
+                    batch, stats, in_flight, nlp, replace=replace, language=language
+                )
                 if pending is not None:
                     finish(pending)
                 pending = _Pending(prepared, writer.submit(self._write, collection, prepared))
@@ -352,6 +359,8 @@ class Ingestor:
         ]
         if document.pages:  # only then: the hashes of documents without pages stay as they were
             content.append([(p.number, p.start, p.ocr_confidence) for p in document.pages])
+        if document.language not in ("", Language.ENGLISH):  # the same: English ones stay
+            content.append(document.language)
         payload = json.dumps(content, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
@@ -364,6 +373,7 @@ class Ingestor:
         nlp: ThreadPoolExecutor,
         *,
         replace: bool,
+        language: Language | None = None,
     ) -> _Prepared:
         """Hash, parse and embed a batch: everything but the write (timed into ``stats``).
 
@@ -374,7 +384,10 @@ class Ingestor:
         """
         collection = stats.collection
         # The last of several documents with one id wins, as it would across batches.
-        by_id = {document.id: self._with_source_type(document) for document in batch}
+        by_id = {
+            document.id: document_language(self._with_source_type(document), language)
+            for document in batch
+        }
         warnings = []
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
@@ -572,6 +585,19 @@ class Ingestor:
         if not texts:
             return _no_vectors(self)
         return self.embedder.embed(texts)
+
+
+def document_language(document: SourceDocument, declared: Language | None = None) -> SourceDocument:
+    """``document`` with its language resolved: its own (``language``, or front matter
+    ``language:`` in its metadata; a code anchorgraph does not analyse counts as none), else
+    ``declared`` (for the whole write), else detected from its text."""
+    for own in (document.language, document.metadata.get("language", "")):
+        try:
+            return replace(document, language=language_of(own).value)
+        except ValueError:  # none, or one it does not analyse
+            continue
+    found = declared or detect_language(document.text)
+    return replace(document, language=found.value)
 
 
 def document_vector(chunk_vectors: Vectors) -> Vectors:

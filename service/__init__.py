@@ -75,6 +75,7 @@ if TYPE_CHECKING:
     from service.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
     from service.scope import DEFAULT_COLLECTION, SAMPLE_COLLECTION, Access, local_id, scoped
     from service.settings import Settings
+    from service.text.language import Language
 
 _LAZY = {
     "CollectionInfo": "loaders.collections",
@@ -141,6 +142,7 @@ _LAZY = {
     "SearchResult": "service.retrieval.types",
     "SignalWeightsIn": "service.retrieval.types",
     "Runtime": "service.runtime",
+    "Language": "service.text.language",
     "default_embedder": "service.runtime",
     "open_runtime": "service.runtime",
     "startup_objects_frozen": "service.runtime",
@@ -166,6 +168,7 @@ __all__ = [
     "Hit",
     "IngestStats",
     "InvalidInput",
+    "Language",
     "Library",
     "LinkReport",
     "LocalNeo4j",

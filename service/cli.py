@@ -37,6 +37,7 @@ if TYPE_CHECKING:  # imported by the commands that use them (service.cli_output 
     from service.graph.local_server import LocalNeo4j
     from service.retrieval.types import FdScore, SearchOptions, SearchResult
     from service.settings import Settings
+    from service.text.language import Language
 
 app = command_group(
     "anchorgraph: knowledge retrieval on Neo4j (local server, schema, ingestion, API).",
@@ -54,6 +55,17 @@ app.add_typer(collections_app, name="collections")
 app.add_typer(fd_app, name="fd")
 app.add_typer(audit_app, name="audit")
 app.add_typer(graph_app, name="graph")
+
+
+def _language(code: str | None) -> Language | None:
+    """The language an option names, or None; a code anchorgraph does not analyse ends the
+    command with the list of those it does."""
+    from service.text.language import language_of
+
+    try:
+        return None if code is None else language_of(code)
+    except ValueError as error:
+        refuse(str(error))
 
 
 def _local(settings: Settings) -> LocalNeo4j:
@@ -333,6 +345,13 @@ def ingest(
     source_type: Annotated[
         str, typer.Option(help="Stored on every document (e.g. a source tier).")
     ] = "",
+    language: Annotated[
+        str | None,
+        typer.Option(
+            help="en, pt or it: the language of documents that declare none (front matter "
+            "language:); default: detected per document. Full-text search uses its analyzer."
+        ),
+    ] = None,
     gazetteer: Annotated[
         Path | None,
         typer.Option(exists=True, help="JSON list of {name, type, aliases} entities to find."),
@@ -375,6 +394,7 @@ def ingest(
         update["classify_source_types"] = classify_source_types
     settings = settings.model_copy(update=update)
     with clear_errors():
+        declared = _language(language)
         documents, skipped = read_all(settings, path, fmt=fmt, source_type=source_type)
         for item in skipped:
             err.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
@@ -394,7 +414,12 @@ def ingest(
                 documents, report = link_corpus(documents, known)
                 console.print(report.summary())
             stats = ingest_with_progress(
-                runtime.ingestor, documents, console, collection=collection, replace=replace
+                runtime.ingestor,
+                documents,
+                console,
+                collection=collection,
+                replace=replace,
+                language=declared,
             )
     _print_ingest(stats, threads)
 

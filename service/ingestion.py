@@ -25,6 +25,7 @@ from loaders.read import Skipped, read_path
 from service.runtime import Runtime, load_extractor
 from service.scope import DEFAULT_COLLECTION, SAMPLE_COLLECTION
 from service.settings import Settings
+from service.text.language import Language
 
 
 def sample_corpus() -> Path:
@@ -88,8 +89,10 @@ def ingest_with_progress(
     *,
     collection: str = DEFAULT_COLLECTION,
     replace: bool = False,
+    language: Language | None = None,
 ) -> IngestStats:
-    """Ingest into ``collection`` with a progress bar: documents and chunks per second, and the
+    """Ingest into ``collection`` (documents that declare no language in ``language``, else in
+    the one detected) with a progress bar: documents and chunks per second, and the
     time left. ``also`` gets every update with its rate text (the evaluation logs a heartbeat
     with it)."""
     columns = (
@@ -112,7 +115,11 @@ def ingest_with_progress(
                 also(stats, rate)
 
         return ingestor.ingest(
-            documents, on_progress=update, collection=collection, replace=replace
+            documents,
+            on_progress=update,
+            collection=collection,
+            replace=replace,
+            language=language,
         )
 
 

@@ -30,6 +30,7 @@ from loaders.ingest import IngestStats
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
 from loaders.sync import SyncPlan, SyncReport, plan_sync, run_sync
+from service.errors import InvalidInput
 from service.graph.gateway import Graph
 from service.graph.schema import SchemaMode
 from service.ingestion import load_sample, read_all
@@ -45,6 +46,7 @@ from service.runtime import (
 )
 from service.scope import DEFAULT_COLLECTION
 from service.settings import Settings
+from service.text.language import language_of
 
 
 class Searcher:
@@ -101,13 +103,23 @@ class Library(Searcher):
         *,
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
+        language: str | None = None,
     ) -> IngestStats:
-        """Add or replace documents (``SourceDocument``s, as ``read_all`` or a loader gives).
+        """Add or replace documents (``SourceDocument``s, as ``read_all`` or a loader gives);
+        ``language`` ("en", "pt", "it") is that of those that declare none, else each is
+        detected.
 
         Raises:
-            InvalidInput: ``collection`` is not a collection name.
+            InvalidInput: ``collection`` is not a collection name, or ``language`` not a
+                language anchorgraph analyses.
         """
-        return self.runtime.ingestor.ingest(list(documents), collection=collection, replace=replace)
+        try:
+            declared = None if language is None else language_of(language)
+        except ValueError as error:
+            raise InvalidInput(str(error)) from None
+        return self.runtime.ingestor.ingest(
+            list(documents), collection=collection, replace=replace, language=declared
+        )
 
     def add_text(
         self,
@@ -123,6 +135,7 @@ class Library(Searcher):
         uri: str = "",
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
+        language: str | None = None,
     ) -> IngestStats:
         """Add or replace one document given as text, read as ``POST /documents`` reads it
         (``format``: text, markdown or html; the title taken from the text when empty).
@@ -144,7 +157,7 @@ class Library(Searcher):
             tags=tags,
             max_bytes=self.runtime.settings.max_document_bytes,
         )
-        return self.add([document], collection=collection, replace=replace)
+        return self.add([document], collection=collection, replace=replace, language=language)
 
     def ingest(
         self,
@@ -154,6 +167,7 @@ class Library(Searcher):
         replace: bool = False,
         fmt: str | None = None,
         source_type: str = "",
+        language: str | None = None,
     ) -> IngestStats:
         """Read a file or a folder tree (as ``anchorgraph ingest`` does) and add it to
         ``collection``; files no reader takes are listed in the stats' ``warnings``. Everything
@@ -162,7 +176,7 @@ class Library(Searcher):
         documents, skipped = read_all(
             self.runtime.settings, Path(path), fmt=fmt, source_type=source_type
         )
-        stats = self.add(documents, collection=collection, replace=replace)
+        stats = self.add(documents, collection=collection, replace=replace, language=language)
         stats.warnings.extend(f"skipped {item.path}: {item.reason}" for item in skipped)
         return stats
 

@@ -3,7 +3,8 @@
 // Parameters: $collection, $id (the document's key).
 // Returns: collection, id, title, uri, source, source_type, folder, tags, identifiers,
 // n_tokens, content_hash, modified (null when absent), n_pages (0 without pages),
-// ocr_confidence (null unless OCR read it), chunks (list of maps by ordinal), links
+// ocr_confidence (null unless OCR read it), language (ISO 639-1; 'en' for a document written
+// before languages), chunks (list of maps by ordinal), links
 // (list of {chunk_id, href, anchor_text, fragment, target_document, target_chunk, resolved}),
 // entities (list of {id, name, type, count}); no row when the key is unknown.
 MATCH (d:Document {id: $id})
@@ -41,4 +42,5 @@ RETURN d.collection AS collection, substring(d.id, cut) AS id, d.title AS title,
        d.source AS source, d.source_type AS source_type, d.folder AS folder, d.tags AS tags,
        d.identifiers AS identifiers, d.n_tokens AS n_tokens, d.content_hash AS content_hash,
        d.modified AS modified, coalesce(d.n_pages, 0) AS n_pages,
-       d.ocr_confidence AS ocr_confidence, chunks, links, entities;
+       d.ocr_confidence AS ocr_confidence, coalesce(d.language, 'en') AS language, chunks, links,
+       entities;

@@ -7,11 +7,12 @@
 // The caller has removed the previous chunks (delete_document_content.cypher).
 // n_claims and fd_raw (Σ prob_fact / n_tokens) come from the chunk's claims, computed by the
 // caller; the claims themselves follow (create_claims.cypher). Each chunk carries its collection's
-// shard label (a dynamic label: service/graph/shards.py).
-// Parameters: $collection, $chunk_labels (the shard's label, or none), $terms (the batch's distinct index terms), $chunks (list of {id,
-// document_id,
-// ordinal, text, start, end, n_tokens, n_claims, fd_raw, heading_slugs, identifiers, pages (the
-// page numbers it covers, [] without pages), ocr_confidence (null unless OCR read them),
+// shard label (service/graph/shards.py) and, unless it is in English, its language's label, whose
+// full-text index analyses it (service/text/language.py); both are dynamic labels.
+// Parameters: $collection, $chunk_labels (the shard's label, or none), $terms (the batch's
+// distinct index terms), $chunks (list of {id, document_id, ordinal, text, start, end, n_tokens,
+// n_claims, fd_raw, heading_slugs, identifiers, pages (the page numbers it covers, [] without
+// pages), ocr_confidence (null unless OCR read them), labels (its language's, or none),
 // single_terms: [position in $terms], repeated_terms: [[position in $terms, tf]], previous_id
 // (null for the first), embedding}). Returns: nothing.
 CALL () {
@@ -29,7 +30,7 @@ CREATE (d)-[:HAS_CHUNK]->(c:Chunk {
   heading_slugs: row.heading_slugs, identifiers: row.identifiers, pages: row.pages,
   ocr_confidence: row.ocr_confidence
 })
-SET c:$($chunk_labels)
+SET c:$($chunk_labels + row.labels)
 WITH term_nodes, c, row
 CALL db.create.setNodeVectorProperty(c, 'embedding', row.embedding)
 WITH term_nodes, c, row

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from dataclasses import replace
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Path, Query, Request, Response
@@ -219,10 +220,10 @@ async def add_document(
     already holds exactly this content. A document whose id the collection holds from another
     origin (`uri`) is refused with 409 unless `replace` is true. A document whose text is not
     UTF-8 or renders to nothing (Markdown or HTML without text) is refused with 400, as is a
-    JSON body that is not valid JSON; a body that is neither JSON nor multipart with 415. A PDF, Word or image file larger than
-    max_file_bytes is refused with 413; one with more pages than max_pages, or corrupt, or
-    encrypted, with 422; a scan when Tesseract is not installed with 503. Nothing is written
-    for a document that is refused.
+    JSON body that is not valid JSON; a body that is neither JSON nor multipart with 415. A
+    PDF, Word or image file larger than max_file_bytes is refused with 413; one with more pages
+    than max_pages, or corrupt, or encrypted, with 422; a scan when Tesseract is not installed
+    with 503. Nothing is written for a document that is refused.
     """
     max_bytes = runtime.settings.max_document_bytes
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
@@ -355,6 +356,8 @@ def _from_json(body: bytes, max_bytes: int) -> tuple[SourceDocument, str, bool]:
         tags=payload.tags,
         max_bytes=max_bytes,
     )
+    if payload.language is not None:
+        document = replace(document, language=payload.language.value)
     return document, payload.collection, payload.replace
 
 
@@ -401,6 +404,8 @@ async def _from_upload(
             files=files,
         )
     )
+    if fields.language is not None:
+        document = replace(document, language=fields.language.value)
     return document, fields.collection, fields.replace == "true"
 
 

@@ -11,6 +11,7 @@ from pydantic_core import PydanticCustomError
 from service.retrieval.types import UTF8, VISIBLE, Text
 from service.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
 from service.scope import DEFAULT_COLLECTION, CollectionName
+from service.text.language import Language
 
 CollectionField = Field(
     DEFAULT_COLLECTION,
@@ -82,6 +83,13 @@ def _tag_list(tags: str) -> str:
     return tags
 
 
+LanguageField = Field(
+    None,
+    description="The document's language (ISO 639-1), whose analyzer its full-text search uses: "
+    "en, pt or it. Default: its front matter's `language:`, else detected from its text.",
+)
+
+
 class DocumentIn(BaseModel):
     """A document sent as JSON. ``format`` says how to read ``text``."""
 
@@ -115,6 +123,7 @@ class DocumentIn(BaseModel):
     source_type: Label = ""
     folder: Label = Field("", description="Default: the folder part of a path-shaped id.")
     tags: list[Tag] = Field(default_factory=list, max_length=100)
+    language: Language | None = LanguageField
 
 
 class UploadFields(BaseModel):
@@ -127,6 +136,7 @@ class UploadFields(BaseModel):
     replace: Literal["true", "false"] = Field(
         "false", description="'true': replace a document of another origin (else 409)."
     )
+    language: Language | None = LanguageField
     format: Literal["text", "markdown", "html"] | None = Field(
         None,
         description="How to read a text part. Default: by the file name (.txt, .md, .html), "
@@ -214,6 +224,11 @@ class DocumentOut(BaseModel):
     n_pages: int = Field(0, description="Its pages (PDF, TIFF, image); 0 for other formats.")
     ocr_confidence: float | None = Field(
         None, description="The mean confidence of the OCR that read its scanned pages, in [0, 1]."
+    )
+    language: str = Field(
+        "en",
+        description="Its language (ISO 639-1: en, pt, it), declared or detected; its "
+        "full-text search uses that language's analyzer.",
     )
     chunks: list[ChunkOut]
     links: list[LinkOut]

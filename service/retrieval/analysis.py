@@ -26,6 +26,7 @@ from service.text.identifiers import (
     identifier_spans,
     normalise_entity_id,
 )
+from service.text.language import Language, detect_language
 from service.text.normalise import normalise_text
 from service.text.terms import index_terms
 
@@ -40,9 +41,10 @@ K_SEMANTIC = 5
 _PRIORITY = {"exact": 0, "triple": 1, "semantic": 2}
 
 
-def prepare(text: str) -> LexicalQuery:
-    """Everything the lexical paths need, without the model or the database. Entity ids are
-    the normalised n-grams: aliases resolve in the graph (``detect_entities.cypher``)."""
+def prepare(text: str, language: Language = Language.ENGLISH) -> LexicalQuery:
+    """Everything the lexical paths need, without the model or the database, the query being
+    in ``language`` (``query_language``). Entity ids are the normalised n-grams: aliases
+    resolve in the graph (``detect_entities.cypher``)."""
     normalised = normalise_text(text)
     # Identifiers are written in capitals in documents but often typed in lower case.
     surfaces = find_identifiers(normalised) + find_identifiers(normalised.upper())
@@ -53,7 +55,18 @@ def prepare(text: str) -> LexicalQuery:
         terms=sorted(index_terms(normalised)),
         identifier_candidates=identifier_ids,
         entity_candidates=list(dict.fromkeys([*identifier_ids, *_ngram_ids(normalised)])),
+        language=language,
     )
+
+
+def query_language(text: str, scope: Scope) -> Language:
+    """The language a query is analysed in: English when every document the scope reads is
+    (no detection then, and no detector loaded), else the one detected among the scope's
+    languages (English when it is none of them)."""
+    if scope.languages <= {Language.ENGLISH}:
+        return Language.ENGLISH
+    found = detect_language(text)
+    return found if found in scope.languages else Language.ENGLISH
 
 
 def embed(query: LexicalQuery, embedder: Embedder) -> EmbeddedQuery:

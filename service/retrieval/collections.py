@@ -12,6 +12,7 @@ from service.graph.queries import Query
 from service.retrieval.paths import Reader
 from service.retrieval.types import CollectionSize, Scope
 from service.scope import Access
+from service.text.language import Language, language_of
 
 # How long the collections and their sizes read for one search serve the next ones: a size only
 # tunes how many hits an index is asked for, and a collection asked for that is not among them
@@ -40,7 +41,9 @@ class CollectionSizes:
         rows = read(Query.COLLECTION_SIZES, {})
         sizes = {
             str(row["name"]): CollectionSize(
-                int(row["chunks"]), None if row["shard"] is None else int(row["shard"])
+                int(row["chunks"]),
+                None if row["shard"] is None else int(row["shard"]),
+                languages_of(row["languages"]),
             )
             for row in rows
         }
@@ -52,6 +55,18 @@ class CollectionSizes:
         """Read them again at the next search (after a collection was created or deleted)."""
         with self._lock:
             self._read_at = -float("inf")
+
+
+def languages_of(codes: Sequence[str]) -> frozenset[Language]:
+    """The languages of a collection's stored codes; English for a collection written before
+    languages (no codes), and for a code no longer analysed."""
+    found = set()
+    for code in codes:
+        try:
+            found.add(language_of(str(code)))
+        except ValueError:
+            found.add(Language.ENGLISH)
+    return frozenset(found or {Language.ENGLISH})
 
 
 def search_scope(
@@ -82,4 +97,5 @@ def search_scope(
         total_chunks=sum(size.chunks for size in sizes.values()),
         shards=None if None in shards else tuple(sorted(s for s in shards if s is not None)),
         shard_chunks=sum(size.chunks for size in sizes.values() if size.shard in shards),
+        languages=frozenset().union(*(sizes[name].languages for name in names if name in sizes)),
     )

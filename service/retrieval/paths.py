@@ -143,15 +143,18 @@ class DensePath:
 
 
 class Bm25Path:
-    """Lucene BM25 through a Neo4j full-text index (over chunk text, or whole documents)."""
+    """Lucene BM25 through a Neo4j full-text index (over chunk text, or whole documents): the
+    index of the query's language, whose analyzer reads the query and the documents in it
+    (``service.text.language``)."""
 
-    def __init__(self, name: PathName, statement: Query) -> None:
-        self.name, self._statement = name, statement
+    def __init__(self, name: PathName, statement: Query, of_documents: bool) -> None:
+        self.name, self._statement, self._of_documents = name, statement, of_documents
 
     def retrieve(self, read: Reader, query: LexicalQuery, k: int, scope: Scope) -> list[Candidate]:
         if query.fulltext is None:
             return []
         parameters = {
+            "index": query.language.fulltext_indexes[self._of_documents],
             "query": query.fulltext,
             "k_index": index_depth(k, scope),
             "k": k,
@@ -224,8 +227,8 @@ class EntityPath:
         return _candidates(read(Query.ENTITY_CHUNKS, parameters))
 
 
-_BM25 = Bm25Path(PathName.BM25, Query.BM25_CHUNKS)
-_DOC_BM25 = Bm25Path(PathName.DOC_BM25, Query.BM25_DOCUMENTS)
+_BM25 = Bm25Path(PathName.BM25, Query.BM25_CHUNKS, of_documents=False)
+_DOC_BM25 = Bm25Path(PathName.DOC_BM25, Query.BM25_DOCUMENTS, of_documents=True)
 _TFIDF = TfidfPath()
 _DENSE = DensePath(PathName.DENSE, CHUNKS, Query.DENSE_CHUNKS, Query.DENSE_CHUNKS_EXACT)
 _DOC_DENSE = DensePath(

@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from service.graph.gateway import Row
 from service.graph.queries import Query
-from service.retrieval.analysis import analyse, embed, prepare
+from service.retrieval.analysis import analyse, embed, prepare, query_language
 from service.retrieval.collections import search_scope
 from service.retrieval.context import SearchContext, SearchRun, Trace
 from service.retrieval.fd_read import Level, fd_scores
@@ -80,7 +80,7 @@ def retrieve(
             scope = _filtered(trace.read, options, scope)
     paths = _Paths(context, trace, options, scope)
     with trace.stage("analyse"):
-        lexical = prepare(options.query)
+        lexical = prepare(options.query, query_language(options.query, scope))
         paths.start(LEXICAL_PATHS, lexical)  # they run while the model embeds the query
         embedded = embed(lexical, context.embedder)
         paths.start(DENSE_PATHS, embedded)  # they run while the entities are looked up

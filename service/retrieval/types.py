@@ -34,6 +34,7 @@ from service.retrieval.fusion import Fusion
 from service.retrieval.normalise import Normalisation
 from service.retrieval.scoring import SignalBreakdown
 from service.scope import CollectionName
+from service.text.language import Language
 
 
 class PathName(StrEnum):
@@ -503,6 +504,7 @@ class CollectionSize:
 
     chunks: int
     shard: int | None = None
+    languages: frozenset[Language] = frozenset({Language.ENGLISH})  # of its documents
 
 
 @dataclass(frozen=True)
@@ -522,6 +524,8 @@ class Scope:
     # the chunks of every collection in those shards.
     shards: tuple[int, ...] | None = None
     shard_chunks: int = 0
+    # The languages of the collections' documents (service/text/language.py).
+    languages: frozenset[Language] = frozenset({Language.ENGLISH})
 
     @property
     def share(self) -> float:
@@ -590,6 +594,7 @@ class LexicalQuery:
     terms: list[str]  # TF-IDF index terms
     identifier_candidates: list[str]  # entity ids of the codes, serials, acronyms it contains
     entity_candidates: list[str]  # entity ids its n-grams would resolve to
+    language: Language  # whose analyzer the BM25 paths read it with (service.text.language)
 
 
 @dataclass(frozen=True)

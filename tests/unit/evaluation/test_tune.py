@@ -20,6 +20,7 @@ from service import (
     DetectedEntity,
     Fusion,
     HashEmbedder,
+    Language,
     Mode,
     Normalisation,
     PathName,
@@ -83,7 +84,7 @@ def cached_query(seed: int) -> CachedQuery:
     ]
     query = AnalyzedQuery(
         text=TEXT, fulltext=None, terms=[], identifier_candidates=[], entity_candidates=[],
-        vector=[], identifiers=[], entities=entities,
+        vector=[], identifiers=[], entities=entities, language=Language.ENGLISH,
     )  # fmt: skip
     return CachedQuery(query, found, signals)
 
@@ -108,7 +109,7 @@ class RecordedGraph:
             signals = self._cached.signals
             return [signals[d] for d in parameters["document_ids"] if d in signals]
         if query is Query.COLLECTION_SIZES:
-            return [{"name": COLLECTION, "chunks": 60, "shard": 0}]
+            return [{"name": COLLECTION, "chunks": 60, "shard": 0, "languages": ["en"]}]
         if query in (Query.HYDRATE_CHUNKS, Query.FD_INPUTS):
             return []  # titles and texts do not rank, nor does FD* unless a search asks for it
         raise AssertionError(f"the replay does not record {query}")
