@@ -928,16 +928,17 @@ def evaluate(
 
 
 def _load_sample(settings: Settings) -> None:
-    from service.ingestion import load_sample, sample_corpus
+    from service.ingestion import archive_corpus, load_samples, sample_corpus
     from service.runtime import open_runtime
 
     with clear_errors(), open_runtime(settings, schema="apply") as runtime:
-        stats = load_sample(runtime, console)
-    console.print(
-        f"Sample corpus in collection {stats.collection!r}: {stats.written} documents written "
-        f"({stats.replaced} replacing an earlier version), {stats.unchanged} unchanged "
-        f"({sample_corpus()})."
-    )
+        loaded = load_samples(runtime, console)
+    for stats, corpus in zip(loaded, (sample_corpus(), archive_corpus()), strict=True):
+        console.print(
+            f"Sample corpus in collection {stats.collection!r}: {stats.written} documents "
+            f"written ({stats.replaced} replacing an earlier version), {stats.unchanged} "
+            f"unchanged ({corpus})."
+        )
 
 
 def _serve(settings: Settings, host: str | None, port: int | None, *, workers: int = 1) -> None:

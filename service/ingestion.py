@@ -23,7 +23,7 @@ from loaders.ingest import Ingestor, IngestStats
 from loaders.model import SourceDocument
 from loaders.read import Skipped, read_path
 from service.runtime import Runtime, load_extractor
-from service.scope import DEFAULT_COLLECTION, SAMPLE_COLLECTION
+from service.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION, SAMPLE_COLLECTION
 from service.settings import Settings
 from service.text.language import Language
 
@@ -31,6 +31,18 @@ from service.text.language import Language
 def sample_corpus() -> Path:
     """The Markdown corpus written for this project (``loaders/sample_corpus``)."""
     return Path(str(resources.files("loaders").joinpath("sample_corpus")))
+
+
+def archive_corpus() -> Path:
+    """The second sample, the museum's archive of 1963–1979 in Portuguese and Italian, written
+    for this project as Markdown (``loaders/sample_archive``; docs/sample_archive.md); the test
+    suite renders some of it as scans, PDFs and Word files and reads them back."""
+    return Path(str(resources.files("loaders").joinpath("sample_archive")))
+
+
+def archive_questions() -> Path:
+    """The archive's judged questions (``loaders/sample_archive_questions.json``)."""
+    return Path(str(resources.files("loaders").joinpath("sample_archive_questions.json")))
 
 
 def sample_gazetteer() -> Path:
@@ -52,15 +64,28 @@ def sample_ingestor(runtime: Runtime) -> Ingestor:
 
 
 def load_sample(
-    runtime: Runtime, console: Console | None = None, *, collection: str = SAMPLE_COLLECTION
+    runtime: Runtime,
+    console: Console | None = None,
+    *,
+    collection: str = SAMPLE_COLLECTION,
+    corpus: Path | None = None,
 ) -> IngestStats:
-    """Ingest the sample corpus into its own collection (``sample``), with a progress bar on
-    ``console``; no other collection is touched."""
-    documents, _ = read_all(runtime.settings, sample_corpus())
+    """Ingest the sample corpus (or ``corpus``: ``archive_corpus()``) into its own collection
+    (``sample``), with a progress bar on ``console``; no other collection is touched."""
+    documents, _ = read_all(runtime.settings, corpus or sample_corpus())
     ingestor = sample_ingestor(runtime)
     if console is None:
         return ingestor.ingest(documents, collection=collection)
     return ingest_with_progress(ingestor, documents, console, collection=collection)
+
+
+def load_samples(runtime: Runtime, console: Console | None = None) -> list[IngestStats]:
+    """Both samples, each into its own collection: the English corpus into ``sample``, the
+    archive into ``arquivo`` (what ``anchorgraph run`` loads)."""
+    return [
+        load_sample(runtime, console),
+        load_sample(runtime, console, collection=ARCHIVE_COLLECTION, corpus=archive_corpus()),
+    ]
 
 
 def read_all(

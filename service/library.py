@@ -33,7 +33,7 @@ from loaders.sync import SyncPlan, SyncReport, plan_sync, run_sync
 from service.errors import InvalidInput
 from service.graph.gateway import Graph
 from service.graph.schema import SchemaMode
-from service.ingestion import load_sample, read_all
+from service.ingestion import archive_corpus, load_sample, read_all
 from service.retrieval.context import SearchContext
 from service.retrieval.pipeline import search
 from service.retrieval.types import SearchOptions, SearchResult
@@ -44,7 +44,7 @@ from service.runtime import (
     open_runtime,
     startup_objects_frozen,
 )
-from service.scope import DEFAULT_COLLECTION
+from service.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION
 from service.settings import Settings
 from service.text.language import language_of
 
@@ -215,6 +215,11 @@ class Library(Searcher):
         """Ingest the sample corpus into the collection ``sample`` exactly as ``anchorgraph
         run`` does (with its gazetteer), so the two never rewrite each other."""
         return load_sample(self.runtime)
+
+    def load_archive(self) -> IngestStats:
+        """Ingest the second sample, the museum's archive in Portuguese and Italian, into the
+        collection ``arquivo``, as ``anchorgraph run`` does."""
+        return load_sample(self.runtime, collection=ARCHIVE_COLLECTION, corpus=archive_corpus())
 
 
 def _uri(folder: Path) -> str:

@@ -24,6 +24,7 @@ from service.errors import InvalidInput
 DEFAULT_COLLECTION = "default"
 # The English sample corpus of `make run` lives here, apart from every user's own documents.
 SAMPLE_COLLECTION = "sample"
+ARCHIVE_COLLECTION = "arquivo"  # the second sample: the museum's archive, in Portuguese
 
 # Lower-case letters, digits, '-' and '_', starting with a letter or digit: a name that reads
 # the same in a URL path, a shell, a file name and a Neo4j database name.

@@ -357,7 +357,7 @@ def _from_json(body: bytes, max_bytes: int) -> tuple[SourceDocument, str, bool]:
         max_bytes=max_bytes,
     )
     if payload.language is not None:
-        document = replace(document, language=payload.language.value)
+        document = replace(document, language=payload.language)
     return document, payload.collection, payload.replace
 
 
@@ -405,7 +405,7 @@ async def _from_upload(
         )
     )
     if fields.language is not None:
-        document = replace(document, language=fields.language.value)
+        document = replace(document, language=fields.language)
     return document, fields.collection, fields.replace == "true"
 
 

@@ -11,7 +11,6 @@ from pydantic_core import PydanticCustomError
 from service.retrieval.types import UTF8, VISIBLE, Text
 from service.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
 from service.scope import DEFAULT_COLLECTION, CollectionName
-from service.text.language import Language
 
 CollectionField = Field(
     DEFAULT_COLLECTION,
@@ -83,6 +82,8 @@ def _tag_list(tags: str) -> str:
     return tags
 
 
+# Inline rather than the Language enum's $ref: the multipart schema is written out by hand.
+LanguageCode = Literal["en", "pt", "it"]
 LanguageField = Field(
     None,
     description="The document's language (ISO 639-1), whose analyzer its full-text search uses: "
@@ -123,7 +124,7 @@ class DocumentIn(BaseModel):
     source_type: Label = ""
     folder: Label = Field("", description="Default: the folder part of a path-shaped id.")
     tags: list[Tag] = Field(default_factory=list, max_length=100)
-    language: Language | None = LanguageField
+    language: LanguageCode | None = LanguageField
 
 
 class UploadFields(BaseModel):
@@ -136,7 +137,7 @@ class UploadFields(BaseModel):
     replace: Literal["true", "false"] = Field(
         "false", description="'true': replace a document of another origin (else 409)."
     )
-    language: Language | None = LanguageField
+    language: LanguageCode | None = LanguageField
     format: Literal["text", "markdown", "html"] | None = Field(
         None,
         description="How to read a text part. Default: by the file name (.txt, .md, .html), "

@@ -53,7 +53,9 @@ def test_the_sample_is_written_once_whoever_loads_it(
     _load_sample(Settings())
     again = library.load_sample()
     assert (again.written, again.unchanged) == (0, 12)
-    assert [c.name for c in library.collections()] == ["sample"]
+    archive = library.load_archive()
+    assert archive.written == 0 and archive.unchanged == archive.documents >= 20
+    assert [c.name for c in library.collections()] == ["arquivo", "sample"]
 
 
 def test_keywords_and_an_options_object_give_the_same_typed_result(library: Library) -> None:

@@ -64,3 +64,11 @@ def test_the_command_line_refuses_a_language_it_does_not_analyse() -> None:
     result = CliRunner().invoke(app, ["ingest", ".", "--language", "fr"])
     assert result.exit_code == 2
     assert "'fr' is not a language anchorgraph analyses" in result.output
+
+
+def test_the_api_offers_exactly_the_languages_anchorgraph_analyses() -> None:
+    from typing import get_args
+
+    from service.api.schemas import LanguageCode
+
+    assert set(get_args(LanguageCode)) == {language.value for language in Language}
