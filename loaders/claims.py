@@ -58,6 +58,7 @@ from typing import Any, Protocol
 import httpx
 
 from loaders.chunking import sentence_spans
+from loaders.claim_languages import CLAIM_WORDS, ClaimWords
 from service.errors import ClaimExtractionError
 
 PROB_FACT_MIN = 0.2
@@ -107,14 +108,20 @@ class ClaimExtractor(Protocol):
     """Turns chunk texts into atomic claims.
 
     ``signature`` names the extractor and its configuration; it goes into ingestion's content
-    hash so that changing extractors (or their rules) re-extracts. ``extract`` takes a batch so
-    that a remote extractor can batch requests; it returns one list of claims per text, in order.
+    hash so that changing extractors (or their rules) re-extracts, and ``signature_for`` is
+    that of the rules a text in a given language is read with (for a document not in English).
+    ``extract`` takes a batch so that a remote extractor can batch requests, with each text's
+    language (ISO 639-1; None: all English); it returns one list of claims per text, in order.
     """
 
     @property
     def signature(self) -> str: ...
 
-    def extract(self, texts: Sequence[str]) -> list[list[Claim]]: ...
+    def signature_for(self, language: str) -> str: ...
+
+    def extract(
+        self, texts: Sequence[str], languages: Sequence[str] | None = None
+    ) -> list[list[Claim]]: ...
 
 
 # --- scoring features ----------------------------------------------------------------------
@@ -178,11 +185,14 @@ _MONTHS = (
     r"January|February|March|April|May|June|July|August|September|October|November|December"
     r"|Jan|Feb|Mar|Apr|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec"
 )
-_DATE = (
-    # A year from 1800 to 2099 standing alone, not a quantity ("2000 mg") nor part of a number.
+# A year from 1800 to 2099 standing alone, not a quantity ("2000 mg") nor part of a number.
+_YEAR = (
     rf"[12](?<![\w.,][12])(?:(?<=1)[89]|(?<=2)0)\d\d(?![\d.,]\d)(?!\s?(?:{_UNITS}|%)(?![A-Za-z]))"
+)
+_DATE = (
+    _YEAR
     # "March 2019", "Jan. 5", "5 March", "2019-03-05".
-    rf"|(?:{_MONTHS})\.?\s+\d{{1,4}}\b|\d(?<![\w.,]\d)\d?\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d\b"
+    + rf"|(?:{_MONTHS})\.?\s+\d{{1,4}}\b|\d(?<![\w.,]\d)\d?\s+(?:{_MONTHS})\b|\d{{4}}-\d\d-\d\d\b"
 )
 _COMPARISON = (
     r"\b(?:higher|lower|greater|smaller|more|less|fewer|larger|better|worse|faster|slower|"
@@ -307,8 +317,9 @@ def clamp_prob_fact(value: float) -> float:
     return round(min(PROB_FACT_MAX, max(PROB_FACT_MIN, value)), 3)
 
 
-def score(text: str) -> tuple[float, tuple[str, ...]]:
-    """``prob_fact`` of one claim and the names of the features that fired.
+def score(text: str, features: Sequence[Feature] = FEATURES) -> tuple[float, tuple[str, ...]]:
+    """``prob_fact`` of one claim and the names of the features that fired (English's, or
+    another language's: ``LanguageRules``).
 
     ``prob_fact = clamp(0.2, 1.0, BASE + Σ weight × min(matches, limit))``. Positive features
     count once each (presence, not repetition: ten numbers are not ten times as checkable);
@@ -317,7 +328,7 @@ def score(text: str) -> tuple[float, tuple[str, ...]]:
     total = BASE
     fired: list[str] = []
     lowered = text.lower()
-    for feature in FEATURES:
+    for feature in features:
         matches = min(feature.count(lowered if feature.lowercase else text), feature.limit)
         if matches:
             total += feature.weight * matches
@@ -587,33 +598,44 @@ class RuleClaimExtractor:
         """``rules-v<version>-<hash of the rule table>``: changes whenever a rule does."""
         return self._signature
 
-    def extract(self, texts: Sequence[str]) -> list[list[Claim]]:
-        """The claims of each text, in text order; spans point into that text."""
-        return [self.analyse(text)[0] for text in texts]
+    def signature_for(self, language: str) -> str:
+        """The signature of the rules a text in ``language`` (ISO 639-1) is read with: English's
+        for English and any language without rules of its own."""
+        rules = LANGUAGE_RULES.get(language)
+        return self._signature if rules is None else f"{self._signature}-{rules.signature}"
 
-    def analyse(self, text: str) -> tuple[list[Claim], list[Rejection]]:
+    def extract(
+        self, texts: Sequence[str], languages: Sequence[str] | None = None
+    ) -> list[list[Claim]]:
+        """The claims of each text, in text order, each read with the rules of its language
+        (``languages``, text for text; default English); spans point into that text."""
+        codes = languages or ["en"] * len(texts)
+        return [self.analyse(text, code)[0] for text, code in zip(texts, codes, strict=True)]
+
+    def analyse(self, text: str, language: str = "en") -> tuple[list[Claim], list[Rejection]]:
         """The claims of one text, and what was left out and why (for explanations, tests and
-        the benchmark)."""
+        the benchmark), by the rules of ``language`` (English's when it has none)."""
+        rules: ClaimRules = LANGUAGE_RULES.get(language, ENGLISH_RULES)
         claims: list[Claim] = []
         rejections: list[Rejection] = []
         for sentence_start, sentence_end in sentence_spans(text):
             sentence = text[sentence_start:sentence_end]
-            reason = _sentence_rejection(sentence)
+            reason = rules.sentence_rejection(sentence)
             if reason is not None:
                 rejections.append(Rejection(sentence, sentence_start, sentence_end, reason))
                 continue
-            for part_start, part_end in atomic_spans(sentence):
+            for part_start, part_end in rules.atomic_spans(sentence):
                 start, end = sentence_start + part_start, sentence_start + part_end
                 while end > start and text[end - 1] in _TRIM_END:
                     end -= 1
                 while start < end and text[start].isspace():
                     start += 1
                 part = text[start:end]
-                reason = _claim_rejection(part)
+                reason = rules.claim_rejection(part)
                 if reason is not None:
                     rejections.append(Rejection(part, start, end, reason))
                     continue
-                prob_fact, features = score(part)
+                prob_fact, features = rules.score(part)
                 claims.append(Claim(part, prob_fact, start, end, features))
         return claims, rejections
 
@@ -626,6 +648,158 @@ def _claim_rejection(part: str) -> str | None:
     if len(part.split()) < MIN_WORDS or not _has_verb(part):
         return "fragment"
     return None
+
+
+# --- rules per language ------------------------------------------------------------------
+
+
+class ClaimRules(Protocol):
+    """The four steps of the rule extractor that depend on the language of the text."""
+
+    def sentence_rejection(self, sentence: str) -> str | None: ...
+
+    def atomic_spans(self, sentence: str) -> list[tuple[int, int]]: ...
+
+    def claim_rejection(self, part: str) -> str | None: ...
+
+    def score(self, part: str) -> tuple[float, tuple[str, ...]]: ...
+
+
+class EnglishRules:
+    """The rules above, as the module docstring describes them."""
+
+    sentence_rejection = staticmethod(_sentence_rejection)
+    atomic_spans = staticmethod(atomic_spans)
+    claim_rejection = staticmethod(_claim_rejection)
+    score = staticmethod(score)
+
+
+# Parts shorter than this need a verb the endings recognise (``LanguageRules.claim_rejection``).
+VERB_CHECKED_WORDS = 8
+
+
+class LanguageRules:
+    """A language's rules built from its words (``loaders.claim_languages``): questions are
+    dropped, first-person sentences kept (letters are written so); a sentence splits only at
+    "; " between two parts that each have a verb; a claim is dropped when speculative (strength
+    ≥ 2, as in English) or a fragment (fewer than ``MIN_WORDS`` words, or fewer than
+    ``VERB_CHECKED_WORDS`` and no verb); it is scored
+    by English's features where they are written in symbols (units, "%", effect sizes,
+    intervals, p, n, figures) and by its own words for dates, names, comparisons, hedges and
+    vague quantifiers."""
+
+    def __init__(self, words: ClaimWords) -> None:
+        self.words = words
+        self._auxiliaries = frozenset(words.auxiliaries.split())
+        self._endings = tuple(words.verb_endings.split())
+        self._soft = re.compile(rf"\b(?:{words.soft_hedges})\b")
+        self._strong = re.compile(rf"\b(?:{words.strong_hedges})")
+        months = rf"(?i:{words.months})"
+        date = (
+            rf"{_YEAR}|\d(?<![\w.,/]\d)\d?/\d\d?/\d{{2,4}}\b"
+            rf"|\d(?<![\w.,]\d)\d?\s+(?:de\s+)?{months}\b|{months}\s+(?:de\s+)?\d{{4}}\b"
+        )
+        name = re.compile(
+            rf"\b[A-ZÀ-Ý][a-zà-ÿ]+(?:[ -](?:(?:{words.name_joiners}) )?[A-ZÀ-Ý][a-zà-ÿ]+)+\b"
+        )
+        shared = {feature.name: feature for feature in FEATURES}
+        self.features: tuple[Feature, ...] = (
+            shared["number_with_unit"],
+            _regex_feature(
+                "percentage", rf"{_NUM}\s?%|\b(?i:{words.per_cent})\b", 0.15,
+                "a proportion states exactly how much",
+            ),
+            shared["effect_size"],
+            shared["confidence_interval"],
+            shared["p_value"],
+            shared["sample_size"],
+            _regex_feature("date", date, 0.1, "a year or date pins the claim in time"),
+            Feature(
+                "named_entity",
+                lambda text: 1 if _has_named_entity(text, name) else 0,
+                0.1,
+                "a named thing (person, place, body, work) can be looked up",
+                name.pattern,
+            ),
+            _regex_feature(
+                "comparison", words.comparison, 0.1, "more than / reduced by: a testable contrast",
+                lowercase=True,
+            ),
+            shared["figure"],
+            Feature(
+                "hedge",
+                lambda lowered: 1 if self._soft.search(lowered) else 0,
+                -0.15,
+                "a single soft hedge weakens the assertion",
+                self._soft.pattern,
+                lowercase=True,
+            ),
+            _regex_feature(
+                "vague_quantifier",
+                rf"\b(?:{words.vague_quantifiers})\b",
+                -0.1,
+                "how many is not said (each cue, up to 3)",
+                lowercase=True,
+                limit=3,
+            ),
+        )  # fmt: skip
+        table = json.dumps(
+            [words.code, sorted(self._auxiliaries), self._endings, self._strong.pattern,
+             [[f.name, f.definition, f.weight, f.limit] for f in self.features]],
+            ensure_ascii=False,
+        )  # fmt: skip
+        self.signature = f"{words.code}-" + hashlib.sha256(table.encode("utf-8")).hexdigest()[:12]
+
+    def hedge_strength(self, text: str) -> int:
+        """Soft cues ("talvez", "forse") count 1, speculative ones ("supõe-se") 2."""
+        lowered = text.lower()
+        return len(self._soft.findall(lowered)) + 2 * len(self._strong.findall(lowered))
+
+    def has_verb(self, text: str) -> bool:
+        """An auxiliary, or a word of four letters or more with a verb's ending."""
+        return any(
+            word in self._auxiliaries or (len(word) >= 4 and word.endswith(self._endings))
+            for word in _words(text)
+        )
+
+    def sentence_rejection(self, sentence: str) -> str | None:
+        return "question" if _QUESTION_END.search(sentence) else None
+
+    def atomic_spans(self, sentence: str) -> list[tuple[int, int]]:
+        spans, start = [], 0
+        for join in re.finditer(r";\s+", sentence):
+            left, right = sentence[start : join.start()], sentence[join.end() :]
+            if all(len(p.split()) >= MIN_WORDS and self.has_verb(p) for p in (left, right)):
+                spans.append((start, join.start()))
+                start = join.end()
+        return [*spans, (start, len(sentence))]
+
+    def claim_rejection(self, part: str) -> str | None:
+        # A verb is looked for in short parts only: headings and labels ("Orçamento proposto",
+        # "Elenco delle opere") are short, and a longer sentence whose verb the endings miss
+        # (the subjunctive "chegue") is still a sentence.
+        if self.hedge_strength(part) >= HEDGE_DROP_STRENGTH:
+            return "hedged"
+        words = len(part.split())
+        if words < MIN_WORDS or (words < VERB_CHECKED_WORDS and not self.has_verb(part)):
+            return "fragment"
+        return None
+
+    def score(self, part: str) -> tuple[float, tuple[str, ...]]:
+        return score(part, self.features)
+
+
+def _has_named_entity(text: str, name: re.Pattern[str]) -> bool:
+    """An acronym ("MAC", "INV"), or a capitalised name that does not open the claim."""
+    if any(m.group() not in _NOT_ENTITIES for m in _ACRONYM.finditer(text)):
+        return True
+    return any(m.start() > 0 for m in name.finditer(text))
+
+
+ENGLISH_RULES = EnglishRules()
+LANGUAGE_RULES: dict[str, LanguageRules] = {
+    code: LanguageRules(words) for code, words in CLAIM_WORDS.items()
+}
 
 
 # --- the LLM-backed extractor --------------------------------------------------------------
@@ -683,7 +857,13 @@ class OpenAICompatibleClaimExtractor:
     def close(self) -> None:
         self._client.close()
 
-    def extract(self, texts: Sequence[str]) -> list[list[Claim]]:
+    def signature_for(self, language: str) -> str:
+        """The model reads every language with the same prompt."""
+        return self.signature
+
+    def extract(
+        self, texts: Sequence[str], languages: Sequence[str] | None = None
+    ) -> list[list[Claim]]:
         return [self._extract_one(text) for text in texts]
 
     def _extract_one(self, text: str) -> list[Claim]:

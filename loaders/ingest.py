@@ -360,7 +360,7 @@ class Ingestor:
         if document.pages:  # only then: the hashes of documents without pages stay as they were
             content.append([(p.number, p.start, p.ocr_confidence) for p in document.pages])
         if document.language not in ("", Language.ENGLISH):  # the same: English ones stay
-            content.append(document.language)
+            content += [document.language, self.claims.signature_for(document.language)]
         payload = json.dumps(content, ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
@@ -512,7 +512,11 @@ class Ingestor:
         self, chunked: list[_Chunked], mentions: list[EntityMention], triples: list[Triple]
     ) -> list[_Parsed]:
         # One call for the batch's chunks, in order: an LLM extractor batches its requests.
-        claims = self.claims.extract([c.text for _, _, chunks in chunked for c in chunks])
+        # Each chunk read by the claim rules of its document's language.
+        claims = self.claims.extract(
+            [c.text for _, _, chunks in chunked for c in chunks],
+            [document.language for document, _, chunks in chunked for _ in chunks],
+        )
         total = sum(len(chunks) for _, _, chunks in chunked)
         if len(claims) != total:
             raise ValueError(f"claim extractor gave {len(claims)} lists for {total} chunks")
