@@ -39,6 +39,7 @@ import csv
 import os
 import subprocess
 import time
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -177,6 +178,7 @@ class _Seen:
     alias_of: set[tuple[str, str]] = field(default_factory=set)
     unresolved: set[str] = field(default_factory=set)
     n_chunks: int = 0  # the (:Collection)'s chunks
+    languages: Counter[str] = field(default_factory=Counter)  # its documents per language
 
 
 class CsvGraph:
@@ -224,6 +226,12 @@ class CsvGraph:
                 )
             if document["id"] in seen.documents:
                 raise ValueError(f"document {document['id']!r} twice: a bulk import is fresh")
+            if document["labels"]:  # a language's labels, which the files here do not carry
+                raise ValueError(
+                    f"document {document['id']!r} is in {document['properties']['language']!r}:"
+                    " a bulk import writes English documents only"
+                )
+            seen.languages[document["properties"]["language"]] += 1
             properties = {"id": document["id"], **document["properties"]}
             self._node(
                 collection, "Document", "id", properties | {"embedding": document["embedding"]}
@@ -327,7 +335,8 @@ class CsvGraph:
                         "created": self.created,
                         "documents": len(seen.documents),
                         "chunks": seen.n_chunks,
-                    },
+                    }
+                    | {f"documents_{code}": n for code, n in sorted(seen.languages.items())},
                 )
         for entity_id, entity in self._entities.items():
             aliases = list(entity.aliases)
@@ -377,7 +386,7 @@ class CsvGraph:
             properties = {
                 key: value
                 for key, value in chunk.items()
-                if key not in ("previous_id", "single_terms", "repeated_terms")
+                if key not in ("previous_id", "single_terms", "repeated_terms", "labels")
             }
             properties["collection"] = collection
             self._node(collection, "Chunk", "id", properties)

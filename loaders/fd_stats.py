@@ -119,7 +119,7 @@ def refit(
             documents=0,
             chunks=0,
             collection=collection,
-            languages=[],
+            language_changes=[],
         ).consume()
 
     graph.write(work)

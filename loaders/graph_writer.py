@@ -15,6 +15,7 @@ chunk, an entity or a link target, and writes into one collection take its lock 
 from __future__ import annotations
 
 import posixpath
+from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypedDict
@@ -159,7 +160,10 @@ def write_documents(
             documents=len(ids) - existed,
             chunks=len(rows.chunks) - removed_chunks,
             collection=collection,
-            languages=sorted({row["properties"]["language"] for row in rows.documents}),
+            language_changes=language_changes(
+                [row["properties"]["language"] for row in rows.documents],
+                old["languages"] if old else [],
+            ),
         ).consume()
         return [local_id(id_) for id_ in upserted["without_embedding"]] if upserted else []
 
@@ -186,11 +190,19 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
             documents=-deleted,
             chunks=-removed_chunks,
             collection=collection,
-            languages=[],
+            language_changes=language_changes([], old["languages"] if old else []),
         ).consume()
         return deleted
 
     return graph.write(work)
+
+
+def language_changes(written: Sequence[str], removed: Sequence[str]) -> list[dict[str, Any]]:
+    """``count_collection.cypher``'s ``$language_changes``: per language, the documents
+    ``written`` in it less those ``removed`` (replaced or deleted) that were; none unchanged."""
+    change = Counter(written)
+    change.subtract(Counter(removed))
+    return [{"language": code, "change": n} for code, n in sorted(change.items()) if n]
 
 
 def lock_collection(tx: neo4j.ManagedTransaction, collection: str) -> int | None:

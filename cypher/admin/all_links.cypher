@@ -5,6 +5,8 @@
 MATCH (c:Chunk)-[l:LINKS_TO]->(t)
 WHERE c.collection = $collection
 WITH c, l, t, size($collection) + 1 AS cut
-RETURN substring(c.id, cut) AS source, head(labels(t)) AS target_label,
+RETURN substring(c.id, cut) AS source,
+       CASE WHEN t:Document THEN 'Document' WHEN t:Chunk THEN 'Chunk' ELSE 'Unresolved' END
+         AS target_label,
        substring(coalesce(t.id, t.key), cut) AS target, l.fragment AS fragment, l.href AS href
 ORDER BY source, href, target;

@@ -7,8 +7,10 @@
 // expands all its relationships; at depth 2 each neighbour reads at most $fanout of its own
 // (storage order), so a hub (a collection, a common entity) costs at most $fanout rows. Every
 // relationship followed stays within the centre's collection.
-// relationships: every one of those types between two kept nodes. Embeddings stay on the server.
-// Parameters: $id (document or chunk key), $depth (1 or 2), $limit (nodes), $fanout.
+// relationships: every one of those types between two kept nodes. Embeddings stay on the server,
+// and so do the labels only the indexes use (a shard's, a language's: $index_labels).
+// Parameters: $id (document or chunk key), $depth (1 or 2), $limit (nodes), $fanout,
+// $index_labels (service/graph/shards.py index_labels).
 // Returns: center (element id), nodes (list of {id: element id, labels, properties}),
 // relationships (list of {id: element id, type, start, end: element ids, properties}),
 // truncated; no row when no document or chunk has the id.
@@ -72,8 +74,8 @@ CALL (nodes) {
   RETURN collect(r) AS relationships
 }
 RETURN elementId(center) AS center,
-       [n IN nodes | {id: elementId(n), labels: labels(n), properties: n {.*, embedding: null}}]
-         AS nodes,
+       [n IN nodes | {id: elementId(n), labels: [l IN labels(n) WHERE NOT l IN $index_labels],
+                      properties: n {.*, embedding: null}}] AS nodes,
        [r IN relationships | {
          id: elementId(r), type: type(r), start: elementId(startNode(r)),
          end: elementId(endNode(r)),

@@ -3,6 +3,7 @@
 // its one chunk), and its folder and tag edges. The Document node stays.
 // Parameters: $ids (list of document keys).
 // Returns: documents (how many of $ids exist), chunks (how many chunks were removed),
+// languages (the ISO 639-1 code of each of those documents; 'en' when written before languages),
 // entity_ids (ids of entities its chunks mentioned, to check for orphans afterwards),
 // placeholder_keys (keys of the (:Unresolved) placeholders its chunks linked to, likewise),
 // term_texts (texts of the (:Term) nodes its chunks had, likewise).
@@ -32,6 +33,7 @@ CALL (documents) {
          collect(terms) AS terms
 }
 RETURN size(documents) AS documents, chunks,
+  [d IN documents | coalesce(d.language, 'en')] AS languages,
   COLLECT { UNWIND mentioned AS ids UNWIND ids AS id RETURN DISTINCT id } AS entity_ids,
   COLLECT { UNWIND waiting AS keys UNWIND keys AS key RETURN DISTINCT key } AS placeholder_keys,
   COLLECT { UNWIND terms AS texts UNWIND texts AS text RETURN DISTINCT text } AS term_texts;

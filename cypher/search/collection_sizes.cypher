@@ -2,9 +2,11 @@
 // its shard and the languages of its documents: which collections a search may read, their part of the graph and of their
 // shards, by which the indexes that cannot filter inside themselves are chosen and asked for more
 // hits (service/retrieval/paths.py), and whether a query needs its language detected.
-// Parameters: none. Returns: name, chunks, shard (null before the upgrade), languages (ISO 639-1
-// codes; [] for a collection written before languages: English); one row per collection, by name.
+// Parameters: none. Returns: name, chunks, shard (null before the upgrade), languages (a list of
+// [ISO 639-1 code, documents]; [] for a collection written before languages: English); one row
+// per collection, by name.
 MATCH (c:Collection)
 RETURN c.name AS name, coalesce(c.chunks, 0) AS chunks, c.shard AS shard,
-       coalesce(c.languages, []) AS languages
+       [key IN keys(c) WHERE key STARTS WITH 'documents_' AND c[key] > 0
+        | [substring(key, 10), c[key]]] AS languages
 ORDER BY name;

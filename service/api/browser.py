@@ -33,6 +33,8 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from service.graph.queries import Query, cypher, text
+from service.graph.shards import CHUNKS, DOCUMENTS, SHARDS
+from service.text.language import Language
 
 router = APIRouter(prefix="/browser", tags=["neo4j browser"])
 
@@ -192,7 +194,24 @@ def _style_slide(api: str) -> str:
 
 @cache
 def style_grass() -> str:
-    return resources.files("service.web").joinpath("browser", "anchorgraph.grass").read_text()
+    """``service/web/browser/anchorgraph.grass`` and a rule for every label a chunk or document
+    carries beside its own (its shard's, its language's: ``service.graph.shards``,
+    ``service.text.language``), the same as its own label's, so that Browser draws a chunk as a
+    chunk whichever of its labels it styles it by."""
+    grass = resources.files("service.web").joinpath("browser", "anchorgraph.grass").read_text()
+    rules = dict(_NODE_RULE.findall(grass))
+    derived = [
+        (family.shard_label(shard), family.label)
+        for family in (CHUNKS, DOCUMENTS)
+        for shard in range(SHARDS)
+    ]
+    for language in Language:
+        chunk, document = language.labels
+        derived += [(chunk, "Chunk"), (document, "Document")] if chunk else []
+    return grass + "".join(f"node.{label} {rules[base]}\n" for label, base in derived)
+
+
+_NODE_RULE = re.compile(r"^node\.(\w+) (\{.*?^\})", re.M | re.S)
 
 
 @router.get("/guide.html", response_class=HTMLResponse)

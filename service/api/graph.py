@@ -21,6 +21,7 @@ from service.api.errors import problems
 from service.errors import NotFound
 from service.graph.gateway import Graph, row_values
 from service.graph.queries import Query as Cypher
+from service.graph.shards import index_labels
 from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
 router = APIRouter(prefix="/graph", tags=["graph"])
@@ -166,6 +167,7 @@ def neighbourhood(
         "depth": depth,
         "limit": limit,
         "fanout": FANOUT,
+        "index_labels": index_labels(),
     }
     rows = graph.read(Cypher.GRAPH_NEIGHBOURHOOD, parameters)
     if not rows:

@@ -16,6 +16,9 @@ than an index per collection glued from its name; labels are set with Cypher's d
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+
+from service.text.language import Language
 
 SHARDS = 16
 
@@ -38,6 +41,16 @@ class VectorIndexFamily:
 
 CHUNKS = VectorIndexFamily("Chunk", "chunk_embedding")
 DOCUMENTS = VectorIndexFamily("Document", "document_embedding")
+
+
+@cache
+def index_labels() -> list[str]:
+    """Every label a node carries for the indexes' sake only, beside its own (``Chunk``,
+    ``Document``): its shard's and its language's (``service.text.language``). Views of the
+    graph for people (a neighbourhood) leave them out."""
+    shards = [family.shard_label(s) for family in (CHUNKS, DOCUMENTS) for s in range(SHARDS)]
+    languages = [label for language in Language for label in language.labels if label]
+    return shards + languages
 
 
 def shard_labels(shard: int | None) -> dict[str, list[str]]:

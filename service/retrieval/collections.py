@@ -18,6 +18,8 @@ from service.text.language import Language, language_of
 # tunes how many hits an index is asked for, and a collection asked for that is not among them
 # makes the next search read them again.
 SIZES_TTL_S = 2.0
+# The share of a collection's documents a language needs for a query there to be read in it.
+MIN_LANGUAGE_SHARE = 0.05
 
 
 class CollectionSizes:
@@ -43,7 +45,7 @@ class CollectionSizes:
             str(row["name"]): CollectionSize(
                 int(row["chunks"]),
                 None if row["shard"] is None else int(row["shard"]),
-                languages_of(row["languages"]),
+                languages_of({str(code): int(n) for code, n in row["languages"]}),
             )
             for row in rows
         }
@@ -57,13 +59,20 @@ class CollectionSizes:
             self._read_at = -float("inf")
 
 
-def languages_of(codes: Sequence[str]) -> frozenset[Language]:
-    """The languages of a collection's stored codes; English for a collection written before
-    languages (no codes), and for a code no longer analysed."""
+def languages_of(documents: Mapping[str, int]) -> frozenset[Language]:
+    """The languages a collection holds enough of to analyse a query in, from its documents per
+    language code: those of at least ``MIN_LANGUAGE_SHARE`` of its documents (a few documents
+    detected as Italian among thousands in English, an English paragraph naming Italian places,
+    do not make every query there go through detection, which would misread some English
+    queries as Italian and search them in the few Italian documents only). English for a
+    collection written before languages, and for a code no longer analysed."""
+    total = sum(documents.values())
     found = set()
-    for code in codes:
+    for code, count in documents.items():
+        if count < MIN_LANGUAGE_SHARE * total:
+            continue
         try:
-            found.add(language_of(str(code)))
+            found.add(language_of(code))
         except ValueError:
             found.add(Language.ENGLISH)
     return frozenset(found or {Language.ENGLISH})

@@ -74,10 +74,14 @@ def test_each_document_gets_its_language_and_its_language_s_labels(library: Libr
         "arquivo/lettera.md": ("it", ["ItalianDocument"], [["ItalianChunk"]]),
         "plain/english-only.md": ("en", [], [[]]),
     }
-    collections = run(library.graph, "MATCH (c:Collection) RETURN c.name AS n, c.languages AS l")
-    assert {row["n"]: row["l"] for row in collections} == {
-        "arquivo": ["en", "it", "pt"],
-        "plain": ["en"],
+    collections = run(
+        library.graph,
+        "MATCH (c:Collection) RETURN c.name AS n, "
+        "[k IN keys(c) WHERE k STARTS WITH 'documents_' | [k, c[k]]] AS l",
+    )
+    assert {row["n"]: sorted(row["l"]) for row in collections} == {
+        "arquivo": [["documents_en", 1], ["documents_it", 1], ["documents_pt", 1]],
+        "plain": [["documents_en", 1]],
     }
 
 
@@ -116,8 +120,15 @@ def test_a_document_written_again_in_another_language_loses_its_old_labels(
     assert row["language"] == "it"
     assert "ItalianDocument" in row["document"] and "PortugueseDocument" not in row["document"]
     assert all("ItalianChunk" in c and "PortugueseChunk" not in c for c in row["chunks"])
+    (counts,) = run(library.graph, "MATCH (c:Collection {name: 'arquivo'}) "
+                    "RETURN c.documents_pt AS pt, c.documents_it AS it")  # fmt: skip
+    assert (counts["pt"], counts["it"]) == (0, 2)  # the letter moved from one to the other
     again = library.add_text("carta.md", CARTA, collection="arquivo", language="it")
     assert again.unchanged == 1
+    library.delete(["carta.md"], collection="arquivo")
+    (counts,) = run(library.graph, "MATCH (c:Collection {name: 'arquivo'}) "
+                    "RETURN c.documents_pt AS pt, c.documents_it AS it")  # fmt: skip
+    assert (counts["pt"], counts["it"]) == (0, 1)
 
 
 @pytest.fixture

@@ -186,6 +186,9 @@ def test_the_example_of_docs_library_md_runs(
     printed = capsys.readouterr().out.splitlines()
     assert printed[0] == "12 documents read into 'sample', 0 written"  # as the fixture left it
     assert printed[1].startswith(f"1 {FOUNDING} ")
-    assert printed[4].startswith("top: climate/incident-2022.md supporting: ['")
+    # The two documents about the storerooms' climate score within 0.02 of each other, and which
+    # comes first moves with the BM25 statistics of the whole full-text index, which the
+    # archive the test above loaded (as `make run` does) shares: either is the answer.
+    assert re.match(r"top: climate/(incident-2022|ag-2048)\.md supporting: \['\S", printed[4])
     assert printed[5:] == ["found: notes/tour.md", "deleted: 1"]
     assert document_count(graph) == before

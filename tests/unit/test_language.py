@@ -72,3 +72,22 @@ def test_the_api_offers_exactly_the_languages_anchorgraph_analyses() -> None:
     from service.api.schemas import LanguageCode
 
     assert set(get_args(LanguageCode)) == {language.value for language in Language}
+
+
+def test_a_language_counts_for_a_collection_from_a_twentieth_of_its_documents() -> None:
+    from service.retrieval.collections import languages_of
+
+    assert languages_of({"en": 4_849, "it": 9}) == {EN}  # a few misdetected: not a language
+    assert languages_of({"pt": 18, "it": 3}) == {PT, IT}
+    assert languages_of({}) == {EN}  # written before languages
+
+
+def test_a_write_changes_the_counts_of_the_languages_it_wrote_and_removed() -> None:
+    from loaders.graph_writer import language_changes
+
+    assert language_changes(["pt", "pt", "en"], ["pt", "it"]) == [
+        {"language": "en", "change": 1},
+        {"language": "it", "change": -1},
+        {"language": "pt", "change": 1},
+    ]
+    assert language_changes(["pt"], ["pt"]) == []
