@@ -335,6 +335,7 @@ class CsvGraph:
                         "created": self.created,
                         "documents": len(seen.documents),
                         "chunks": seen.n_chunks,
+                        "accent_keys": True,  # the rows' alias keys hold them
                     }
                     | {f"documents_{code}": n for code, n in sorted(seen.languages.items())},
                 )

@@ -28,9 +28,11 @@ from loaders.model import Chunk, EntityMention, Triple
 from service.errors import InvalidInput
 from service.text.identifiers import (
     Found,
+    entity_keys,
     identifier_spans,
     normalise_entity_id,
     overlaps_any,
+    without_accents,
 )
 from service.text.normalise import normalise_text
 
@@ -46,8 +48,9 @@ NER_LABELS = frozenset(
     {"PERSON", "ORG", "GPE", "LOC", "PRODUCT", "EVENT", "WORK_OF_ART", "LAW", "NORP", "FAC"}
 )
 # Bump when the identifier patterns, the rules below or the triple rules change: it is part of
-# `signature`. 2: spaCy's spans that are no names are dropped (`as_names`).
-_RULES_VERSION = "2"
+# `signature`. 2: spaCy's spans that are no names are dropped (`as_names`). 3: gazetteer names
+# match without their accents too ("Fundacao Aurora" is "Fundação Aurora").
+_RULES_VERSION = "3"
 # Words spaCy's small model sometimes labels EVENT or ORG in a date ("9 February 1987").
 _CALENDAR_WORDS = frozenset(
     {
@@ -163,6 +166,11 @@ class EntityExtractor:
             self._canonical.setdefault(canonical, entry)
             for name in (entry.name, *entry.aliases):
                 self._aliases.setdefault(normalise_entity_id(name), canonical)
+        # Then each name without accents, where no name written so claims it.
+        for entry in self._gazetteer:
+            for name in (entry.name, *entry.aliases):
+                for key in entity_keys(name):
+                    self._aliases.setdefault(key, normalise_entity_id(entry.name))
 
     @property
     def signature(self) -> str:
@@ -203,7 +211,8 @@ class EntityExtractor:
 
     def _ruler_patterns(self, nlp: Language) -> Iterator[dict[str, str | list[dict[str, str]]]]:
         for entry in self._gazetteer:
-            for name in dict.fromkeys((entry.name, *entry.aliases)):
+            names = (entry.name, *entry.aliases)
+            for name in dict.fromkeys([*names, *map(without_accents, names)]):
                 yield {
                     "label": entry.type,
                     "pattern": [{"LOWER": token.lower_} for token in nlp.make_doc(name)],
@@ -285,7 +294,7 @@ class EntityExtractor:
     def entity_id(self, surface: str) -> str:
         """The id a surface form resolves to: normalised, with gazetteer aliases followed."""
         key = normalise_entity_id(surface)
-        return self._aliases.get(key, key)
+        return self._aliases.get(key) or self._aliases.get(without_accents(key), key)
 
     def _found(self, doc: Doc, casing: Casing) -> list[Found]:
         """Entities of one chunk: gazetteer matches, spaCy's spans that are names

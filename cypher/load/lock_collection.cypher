@@ -3,10 +3,12 @@
 // the transaction. Writes into one collection therefore commit one after the other, so its
 // document and chunk counts and its FD* bin statistics, which they add to
 // (count_collection.cypher, fd/bin_documents.cypher), never lose an update; writes into other
-// collections do not wait.
+// collections do not wait. A new collection is marked as having its entities' keys without
+// accents, which ingestion writes (nothing for upgrade/unkeyed_collections.cypher to do).
 // Parameters: $collection (a valid name, service/scope.py), $shard (for a new collection).
 // Returns: shard (the collection's; null for one written before shards, not upgraded yet).
 MERGE (c:Collection {name: $collection})
-ON CREATE SET c.created = datetime(), c.documents = 0, c.chunks = 0, c.shard = $shard
+ON CREATE SET c.created = datetime(), c.documents = 0, c.chunks = 0, c.shard = $shard,
+              c.accent_keys = true
 SET c.writing = true
 RETURN c.shard AS shard;

@@ -17,7 +17,7 @@ from service.retrieval.paths import FILTER_OVERFETCH
 from service.retrieval.pipeline import search as run_search
 from service.retrieval.types import SearchOptions, SearchResult
 from service.scope import CollectionName, local_id, scoped_all
-from service.text.identifiers import normalise_entity_id
+from service.text.identifiers import entity_keys
 
 router = APIRouter(tags=["search"])
 
@@ -135,7 +135,7 @@ def entities(
     if scope.empty:
         return []
     parameters = {
-        "exact_ids": scoped_all(scope.collections, [normalise_entity_id(q)]),
+        "exact_ids": scoped_all(scope.collections, entity_keys(q)),
         "query": lucene,
         "k_index": limit * FILTER_OVERFETCH,
         "limit": limit,

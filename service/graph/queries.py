@@ -36,6 +36,9 @@ class Query(StrEnum):
     UPGRADE_COLLECTIONS = "upgrade/collections"
     UPGRADE_UNSHARDED_COLLECTIONS = "upgrade/unsharded_collections"
     UPGRADE_SHARD_COLLECTION = "upgrade/shard_collection"
+    UPGRADE_UNKEYED_COLLECTIONS = "upgrade/unkeyed_collections"
+    UPGRADE_ACCENTED_ENTITIES = "upgrade/accented_entities"
+    UPGRADE_ADD_ALIAS_KEYS = "upgrade/add_alias_keys"
     # load: ingestion writes (loaders/graph_writer.py)
     FREE_SHARD = "load/free_shard"
     LOCK_COLLECTION = "load/lock_collection"

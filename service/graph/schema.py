@@ -19,7 +19,8 @@ from service.errors import IndexNotReady, InvalidInput, SchemaMissing
 from service.graph.gateway import Graph
 from service.graph.queries import SCHEMA, Query, statements
 from service.graph.shards import SHARDS, shard_labels
-from service.scope import DEFAULT_COLLECTION
+from service.scope import DEFAULT_COLLECTION, local_id, scoped
+from service.text.identifiers import entity_keys
 
 # The name every schema statement gives its constraint or index.
 _CREATED_NAME = re.compile(r"^CREATE\s+(?:\w+\s+)*?(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF NOT EXISTS")
@@ -103,7 +104,8 @@ def upgrade(graph: Graph) -> bool:
     its documents and everything they own join ``default`` (ids become its keys); constraints
     that made folders, tags and index terms unique across the whole graph are dropped
     (``apply_schema`` makes them unique per collection); collections without a shard get one,
-    each in turn. Idempotent; returns whether anything needed upgrading."""
+    each in turn; entities get their keys without accents (``entity_keys``). Idempotent;
+    returns whether anything needed upgrading."""
     for statement in statements(Query.UPGRADE_DROP_GLOBAL_CONSTRAINTS):
         graph.run(statement)
     upgraded = needs_upgrade(graph)
@@ -117,7 +119,27 @@ def upgrade(graph: Graph) -> bool:
         for statement in statements(Query.UPGRADE_SHARD_COLLECTION):
             graph.run(statement, parameters)
         upgraded = True
+    for row in graph.read(Query.UPGRADE_UNKEYED_COLLECTIONS):
+        _add_accent_keys(graph, row["name"])
+        upgraded = True
     return upgraded
+
+
+def _add_accent_keys(graph: Graph, collection: str) -> None:
+    """Give a collection's entities the alias keys without accents that ingestion gives them
+    today (``entity_keys``), so that a query finds them with or without accents."""
+    entities = []
+    for row in graph.read(Query.UPGRADE_ACCENTED_ENTITIES, {"collection": collection}):
+        local = local_id(row["id"])
+        keys = {key for name in (local, *row["aliases"]) for key in entity_keys(name)}
+        entities.append(
+            {
+                "id": row["id"],
+                "alias_keys": sorted(scoped(collection, key) for key in keys - {local}),
+            }
+        )
+    for statement in statements(Query.UPGRADE_ADD_ALIAS_KEYS):
+        graph.run(statement, {"collection": collection, "entities": entities})
 
 
 def index_states(graph: Graph) -> list[IndexState]:

@@ -22,6 +22,7 @@ from service.retrieval.types import (
 )
 from service.scope import scoped, scoped_all
 from service.text.identifiers import (
+    entity_keys,
     find_identifiers,
     identifier_spans,
     normalise_entity_id,
@@ -43,8 +44,8 @@ _PRIORITY = {"exact": 0, "triple": 1, "semantic": 2}
 
 def prepare(text: str, language: Language = Language.ENGLISH) -> LexicalQuery:
     """Everything the lexical paths need, without the model or the database, the query being
-    in ``language`` (``query_language``). Entity ids are the normalised n-grams: aliases
-    resolve in the graph (``detect_entities.cypher``)."""
+    in ``language`` (``query_language``). Entity ids are the normalised n-grams, each also
+    without accents (``entity_keys``): aliases resolve in the graph (``detect_entities.cypher``)."""
     normalised = normalise_text(text)
     # Identifiers are written in capitals in documents but often typed in lower case.
     surfaces = find_identifiers(normalised) + find_identifiers(normalised.upper())
@@ -140,9 +141,10 @@ def _fulltext(text: str, identifier_surfaces: list[str]) -> str | None:
 def _ngram_ids(text: str) -> list[str]:
     tokens = _TOKEN.findall(text)
     return [
-        normalise_entity_id(" ".join(tokens[start : start + size]))
+        key
         for size in range(1, MAX_NGRAM + 1)
         for start in range(len(tokens) - size + 1)
+        for key in entity_keys(" ".join(tokens[start : start + size]))
     ]
 
 

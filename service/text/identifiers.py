@@ -32,6 +32,25 @@ def normalise_entity_id(name: str) -> str:
     return _WHITESPACE.sub(" ", name).strip(_SURROUNDING_PUNCTUATION)
 
 
+def without_accents(text: str) -> str:
+    """``text`` with its combining marks removed: decomposed (NFD), marks (Unicode category
+    ``Mn``) dropped, composed again (NFC). ``"contemporânea"`` → ``"contemporanea"``, ``"são
+    paulo"`` → ``"sao paulo"``; letters that are not a base plus a mark stay (``"ß"``, ``"ø"``)."""
+    decomposed = unicodedata.normalize("NFD", text)
+    bare = "".join(char for char in decomposed if unicodedata.category(char) != "Mn")
+    return unicodedata.normalize("NFC", bare)
+
+
+def entity_keys(name: str) -> list[str]:
+    """The keys a name matches an entity by, case and accents aside: its id
+    (:func:`normalise_entity_id`) and, when it differs, the id without accents. Ingestion stores
+    both for every entity (the second as an alias key) and a query looks both up, so that
+    "Contemporanea", typed or read by OCR without its accent, finds "Contemporânea" and the other
+    way round. Empty when the name is nothing but punctuation."""
+    key = normalise_entity_id(name)
+    return list(dict.fromkeys(k for k in (key, without_accents(key)) if k))
+
+
 # --- Identifier patterns ------------------------------------------------------------------------
 
 # Uppercase letters and digits in hyphen-joined parts: "AG-2048", "XR-7-PRO", "SN-4711-AB-09".

@@ -158,3 +158,30 @@ def test_a_language_declared_over_rest_is_kept_and_a_wrong_one_refused(
     for id_, language in (("nota.md", "pt"), ("nota.txt", "it")):
         stored = client.get(f"/documents/{id_}", params={"collection": "arquivo"}).json()
         assert stored["language"] == language
+
+
+def test_entities_are_found_with_or_without_their_accents(library: Library) -> None:
+    """A query typed without accents names the entities a document writes with them, and the
+    other way round (service/text/identifiers.py, entity_keys)."""
+    library.add_text(
+        "visita.md",
+        "# Visit\n\nJosé Saramago wrote to the museum about the "
+        "exhibition. Later, José Saramago came back.",
+        collection="nomes",
+    )
+    library.add_text("cartas.md", "# Letters\n\nLetters from Joao Cabral reached the museum in "
+                     "1978. Later, Joao Cabral wrote again.", collection="nomes")  # fmt: skip
+    stored = run(library.graph, "MATCH (e:Entity {collection: 'nomes'}) RETURN e.id AS id")
+    assert {"nomes/josé saramago", "nomes/joao cabral"} <= {row["id"] for row in stored}
+
+    def exact(query: str) -> set[str]:
+        result = library(query, collections=["nomes"])
+        return {entity.id for entity in result.entities if entity.how == "exact"}
+
+    assert (
+        exact("jose saramago")
+        == exact("José Saramago")
+        == exact("JOSE SARAMAGO")
+        == {"josé saramago"}
+    )
+    assert exact("cartas de João Cabral") == exact("cartas de Joao Cabral") == {"joao cabral"}

@@ -15,7 +15,7 @@ from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
 from loaders.model import Chunk, EntityMention
 from service.errors import InvalidInput
 from service.settings import Settings
-from service.text.identifiers import find_identifiers, normalise_entity_id
+from service.text.identifiers import entity_keys, find_identifiers, normalise_entity_id
 
 MAC = GazetteerEntry("Museu de Arte Contemporânea", "ORG", ("MAC", "Museum of Contemporary Art"))
 
@@ -47,6 +47,25 @@ def by_id(mentions: list[EntityMention]) -> dict[tuple[str, str], EntityMention]
 )
 def test_normalise_entity_id(name: str, entity_id: str) -> None:
     assert normalise_entity_id(name) == entity_id
+
+
+@pytest.mark.parametrize(
+    ("name", "keys"),
+    [
+        (
+            "Museu de Arte Contemporânea",
+            ["museu de arte contemporânea", "museu de arte contemporanea"],
+        ),
+        ("Cafe\u0301", ["café", "cafe"]),
+        ("São Paulo", ["são paulo", "sao paulo"]),
+        ("Straße", ["strasse"]),
+        ("Ørsted", ["ørsted"]),  # a letter of its own, not a letter with a mark
+        ("MAC", ["mac"]),
+        ("...", []),
+    ],
+)
+def test_entity_keys_ignore_case_and_accents(name: str, keys: list[str]) -> None:
+    assert entity_keys(name) == keys
 
 
 @pytest.mark.parametrize(
@@ -143,6 +162,25 @@ def test_without_a_model_gazetteer_aliases_and_identifiers_still_merge() -> None
     }
     assert mentions_by_id[("d#1", "ag-2048")].type == "IDENTIFIER"
     assert mentions_by_id[("d#1", "nasa")].type == "ACRONYM"
+
+
+def test_gazetteer_names_match_without_their_accents() -> None:
+    """OCR and hurried typists drop accents: "Contemporanea" is still the museum, and a name
+    written without accents never becomes an entity of its own."""
+    extractor = EntityExtractor(None, gazetteer=[MAC])
+    mentions, _ = extractor.extract(
+        chunks_of(
+            "Carta ao Museu de Arte Contemporanea.", "O MUSEU DE ARTE CONTEMPORÂNEA respondeu."
+        )
+    )
+    assert {(m.chunk_id, m.entity_id) for m in mentions} == {
+        ("d#0", "museu de arte contemporânea"),
+        ("d#1", "museu de arte contemporânea"),
+    }
+    assert extractor.entity_id("museu de arte contemporanea") == "museu de arte contemporânea"
+    # And the other way: a name the gazetteer writes without accents claims the accented form.
+    plain = GazetteerEntry("Tomas Ferreira", "PERSON", ())
+    assert EntityExtractor(None, gazetteer=[plain]).entity_id("Tomás Ferreira") == "tomas ferreira"
 
 
 def test_surface_forms_merge_under_the_most_frequent_name() -> None:
