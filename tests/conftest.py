@@ -15,9 +15,11 @@ import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import neo4j
 import pytest
+from clients import api_client
 
 from service.embedding import Embedder, HashEmbedder
 from service.graph.gateway import Graph
@@ -25,6 +27,9 @@ from service.graph.local_server import LocalNeo4j, throwaway_settings
 from service.graph.queries import Query, cypher
 from service.runtime import Runtime, default_embedder, open_runtime
 from service.settings import Settings
+
+if TYPE_CHECKING:
+    from fastapi.testclient import TestClient
 
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
@@ -119,3 +124,12 @@ def clean_graph(graph: Graph, settings: Settings) -> Graph:
     """An empty graph (schema kept) for a test that counts what it writes."""
     graph.driver.execute_query(cypher(Query.DELETE_ALL), database_=settings.neo4j_database)
     return graph
+
+
+@pytest.fixture
+def client(
+    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder
+) -> Iterator[TestClient]:
+    """A client of the REST app over an empty graph (``api_client``)."""
+    with api_client(settings, fake_embedder) as test_client:
+        yield test_client

@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
+from clients import api_client
 from fastapi.testclient import TestClient
 
-from service.app import create_app
 from service.embedding import Embedder
 from service.graph.gateway import Graph
 from service.settings import Settings
@@ -26,8 +26,7 @@ NOTE = (
 
 @pytest.fixture
 def client(clean_graph: Graph, settings: Settings, fake_embedder: Embedder) -> Iterator[TestClient]:
-    small = settings.model_copy(update={"max_document_bytes": LIMIT, "spacy_model": ""})
-    with TestClient(create_app(small, embedder_factory=lambda _: fake_embedder)) as test_client:
+    with api_client(settings, fake_embedder, max_document_bytes=LIMIT) as test_client:
         yield test_client
 
 

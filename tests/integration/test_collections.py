@@ -8,15 +8,12 @@ collections."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
 from loaders.sync import SyncPlan, SyncReport
-from service.app import create_app
-from service.embedding import HashEmbedder
 from service.graph.gateway import Graph
 from service.ingestion import load_sample
 from service.library import Library
@@ -58,16 +55,6 @@ def node_count(graph: Graph, collection: str) -> int:
 def library(runtime: Runtime, clean_graph: Graph) -> Library:
     """The library over the session's runtime (the fake embedder, no spaCy), on an empty graph."""
     return Library(runtime)
-
-
-@pytest.fixture
-def client(
-    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder
-) -> Iterator[TestClient]:
-    app = create_app(settings.model_copy(update={"spacy_model": ""}),
-                     embedder_factory=lambda _: fake_embedder)  # fmt: skip
-    with TestClient(app) as client:
-        yield client
 
 
 # --- the repro ------------------------------------------------------------------------------------

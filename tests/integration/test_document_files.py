@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from clients import api_client
 from fastapi.testclient import TestClient
 
 from benchmarks.document_files import (
@@ -24,7 +25,6 @@ from benchmarks.document_files import (
     two_page_pdf,
     word_report,
 )
-from service.app import create_app
 from service.embedding import Embedder
 from service.graph.gateway import Graph
 from service.library import Library
@@ -42,8 +42,7 @@ DOCX_TYPE = "application/vnd.openxmlformats-officedocument.wordprocessingml.docu
 
 def app_client(settings: Settings, fake_embedder: Embedder, **update: Any) -> TestClient:
     # Small chunks, so the two pages of the report are chunks of their own.
-    small = settings.model_copy(update={"spacy_model": "", "chunk_tokens": 24, **update})
-    return TestClient(create_app(small, embedder_factory=lambda _: fake_embedder))
+    return api_client(settings, fake_embedder, chunk_tokens=24, **update)
 
 
 @pytest.fixture

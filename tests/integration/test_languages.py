@@ -4,18 +4,14 @@ language's Lucene analyzer (service/text/language.py)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.embedding import HashEmbedder
 from service.graph.gateway import Graph
 from service.library import Library
 from service.runtime import Runtime
-from service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -129,16 +125,6 @@ def test_a_document_written_again_in_another_language_loses_its_old_labels(
     (counts,) = run(library.graph, "MATCH (c:Collection {name: 'arquivo'}) "
                     "RETURN c.documents_pt AS pt, c.documents_it AS it")  # fmt: skip
     assert (counts["pt"], counts["it"]) == (0, 1)
-
-
-@pytest.fixture
-def client(
-    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder
-) -> Iterator[TestClient]:
-    app = create_app(settings.model_copy(update={"spacy_model": ""}),
-                     embedder_factory=lambda _: fake_embedder)  # fmt: skip
-    with TestClient(app) as client:
-        yield client
 
 
 def test_a_language_declared_over_rest_is_kept_and_a_wrong_one_refused(

@@ -3,7 +3,6 @@ template and status, their latency, each search stage's time, and Neo4j failures
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from dataclasses import replace
 
 import neo4j
@@ -12,13 +11,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.app import create_app
 from service.embedding import Embedder
 from service.graph.gateway import Graph
 from service.graph.local_server import free_port
 from service.retrieval.context import SearchContext
 from service.runtime import Runtime
-from service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -45,13 +42,6 @@ def value(
     samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str
 ) -> float:
     return samples.get((name, tuple(sorted(labels.items()))), 0.0)
-
-
-@pytest.fixture
-def client(clean_graph: Graph, settings: Settings, fake_embedder: Embedder) -> Iterator[TestClient]:
-    plain = settings.model_copy(update={"spacy_model": ""})
-    with TestClient(create_app(plain, embedder_factory=lambda _: fake_embedder)) as test_client:
-        yield test_client
 
 
 def test_requests_are_counted_and_timed_by_route_template(client: TestClient) -> None:

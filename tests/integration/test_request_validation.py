@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from clients import api_client
 from fastapi.testclient import TestClient
 
-from service.app import create_app
 from service.embedding import Embedder
 from service.graph.gateway import Graph
 from service.settings import Settings
@@ -35,8 +35,7 @@ JSON_ROUTES = list(VALID)
 
 @pytest.fixture(scope="module")
 def client(graph: Graph, settings: Settings, fake_embedder: Embedder) -> Iterator[TestClient]:
-    quiet = settings.model_copy(update={"spacy_model": ""})
-    with TestClient(create_app(quiet, embedder_factory=lambda _: fake_embedder)) as test_client:
+    with api_client(settings, fake_embedder) as test_client:
         yield test_client
 
 

@@ -1,0 +1,19 @@
+"""Clients of the REST app for the integration tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from service.app import create_app
+from service.embedding import Embedder
+from service.settings import Settings
+
+
+def api_client(settings: Settings, embedder: Embedder, **update: Any) -> TestClient:
+    """A client of the REST app on the test server, with ``embedder`` and without spaCy (tests of
+    entity extraction load it on purpose), ``settings`` changed by ``update``."""
+    app = create_app(settings.model_copy(update={"spacy_model": "", **update}),
+                     embedder_factory=lambda _: embedder)  # fmt: skip
+    return TestClient(app)
