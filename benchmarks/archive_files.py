@@ -19,13 +19,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import docx
-from PIL import Image, ImageDraw, ImageFont
+from PIL import Image
 from reportlab.lib.pagesizes import A4
 from reportlab.pdfbase import pdfmetrics
 from reportlab.pdfbase.ttfonts import TTFont
 from reportlab.pdfgen import canvas
 
-from benchmarks.document_files import FONT, _hyperlink, png
+from benchmarks.document_files import FONT, _hyperlink, letter_image, png
 
 _LINK = re.compile(r"\[([^\]]+)\]\(([^)]+)\)")
 _SUFFIX = {"scan": ".png", "pdf": ".pdf", "docx": ".docx", "markdown": ".md"}
@@ -142,14 +142,9 @@ def _scan_lines(parts: list[Block]) -> list[str]:
 
 def scan(lines: list[str]) -> Image.Image:
     """A typed page scanned at 300 dpi, in grey: A4, 62 characters a line."""
-    image = Image.new("L", (2480, 3508), 255)
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.truetype(str(FONT), 40)
-    y = 260
-    for line in lines:
-        draw.text((230, y), line, fill=0, font=font)
-        y += 64 if line else 40
-    return image
+    return letter_image(
+        tuple(lines), font_size=40, top=260, left=230, line_height=64, blank_height=40
+    )
 
 
 def pdf(title: str, parts: list[Block]) -> tuple[bytes, str]:

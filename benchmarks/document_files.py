@@ -120,15 +120,24 @@ def pdf_of_pages(*pages: Image.Image | str | None) -> bytes:
     return buffer.getvalue()
 
 
-def letter_image(lines: tuple[str, ...] = LETTER) -> Image.Image:
-    """A typed letter on an A4 sheet scanned at 300 dpi, in grey."""
+def letter_image(
+    lines: tuple[str, ...] = LETTER,
+    *,
+    font_size: int = 42,
+    top: int = 300,
+    left: int = 250,
+    line_height: int = 70,
+    blank_height: int | None = None,
+) -> Image.Image:
+    """A typed letter on an A4 sheet scanned at 300 dpi, in grey; an empty line advances
+    ``blank_height`` (``line_height`` when None)."""
     image = Image.new("L", (2480, 3508), 255)
     draw = ImageDraw.Draw(image)
-    font = ImageFont.truetype(str(FONT), 42)
-    y = 300
+    font = ImageFont.truetype(str(FONT), font_size)
+    y = top
     for line in lines:
-        draw.text((250, y), line, fill=0, font=font)
-        y += 70
+        draw.text((left, y), line, fill=0, font=font)
+        y += line_height if line or blank_height is None else blank_height
     return image
 
 

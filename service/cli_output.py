@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from service.errors import AnchorgraphError, InvalidInput
 
@@ -24,7 +25,10 @@ if TYPE_CHECKING:
     from service.settings import Settings
 
 console = Console()
-err = Console(stderr=True)
+# Messages are not wrapped at the console's width (80 columns when it cannot tell, as under a
+# pipe): a path or a command in a message stays whole for the terminal to wrap, or a script to
+# match.
+err = Console(stderr=True, soft_wrap=True)
 
 
 def command_group(help_text: str, **options: Any) -> typer.Typer:
@@ -59,14 +63,19 @@ def clear_errors() -> Iterator[None]:
     try:
         yield
     except AnchorgraphError as error:
-        err.print(f"[bold red]error:[/] {error}")
+        _error(str(error))
         raise typer.Exit(1) from None
 
 
 def refuse(message: str) -> NoReturn:
     """End the command for bad input it was given (exit 2, like a usage error)."""
-    err.print(f"[bold red]error:[/] {message}")
+    _error(message)
     raise typer.Exit(2)
+
+
+def _error(message: str) -> None:
+    # Escaped: a message may quote "[--replace]" or a user's "[draft]" file name.
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False)
 
 
 def _collection(name: str) -> str:

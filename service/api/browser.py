@@ -33,8 +33,7 @@ from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
 from service.graph.queries import Query, cypher, text
-from service.graph.shards import CHUNKS, DOCUMENTS, SHARDS
-from service.text.language import Language
+from service.graph.shards import index_labels
 
 router = APIRouter(prefix="/browser", tags=["neo4j browser"])
 
@@ -200,14 +199,7 @@ def style_grass() -> str:
     chunk whichever of its labels it styles it by."""
     grass = resources.files("service.web").joinpath("browser", "anchorgraph.grass").read_text()
     rules = dict(_NODE_RULE.findall(grass))
-    derived = [
-        (family.shard_label(shard), family.label)
-        for family in (CHUNKS, DOCUMENTS)
-        for shard in range(SHARDS)
-    ]
-    for language in Language:
-        chunk, document = language.labels
-        derived += [(chunk, "Chunk"), (document, "Document")] if chunk else []
+    derived = index_labels().items()
     return grass + "".join(f"node.{label} {rules[base]}\n" for label, base in derived)
 
 

@@ -167,7 +167,7 @@ def neighbourhood(
         "depth": depth,
         "limit": limit,
         "fanout": FANOUT,
-        "index_labels": index_labels(),
+        "index_labels": list(index_labels()),
     }
     rows = graph.read(Cypher.GRAPH_NEIGHBOURHOOD, parameters)
     if not rows:

@@ -44,13 +44,21 @@ DOCUMENTS = VectorIndexFamily("Document", "document_embedding")
 
 
 @cache
-def index_labels() -> list[str]:
-    """Every label a node carries for the indexes' sake only, beside its own (``Chunk``,
-    ``Document``): its shard's and its language's (``service.text.language``). Views of the
-    graph for people (a neighbourhood) leave them out."""
-    shards = [family.shard_label(s) for family in (CHUNKS, DOCUMENTS) for s in range(SHARDS)]
-    languages = [label for language in Language for label in language.labels if label]
-    return shards + languages
+def index_labels() -> dict[str, str]:
+    """Every label a node carries for the indexes' sake only, beside its own, → that own label
+    (``Chunk`` or ``Document``): its shard's and its language's (``service.text.language``).
+    Views of the graph for people (a neighbourhood) leave them out; Neo4j Browser styles them
+    as the own label (``service.api.browser.style_grass``)."""
+    labels = {
+        family.shard_label(shard): family.label
+        for family in (CHUNKS, DOCUMENTS)
+        for shard in range(SHARDS)
+    }
+    for language in Language:
+        chunk, document = language.labels
+        if chunk:
+            labels |= {chunk: CHUNKS.label, document: DOCUMENTS.label}
+    return labels
 
 
 def shard_labels(shard: int | None) -> dict[str, list[str]]:
