@@ -27,6 +27,9 @@ class CollectionInfo(BaseModel):
     chunks: int = Field(description="Their chunks.")
     entities: int = Field(description="Entities its documents mention.")
     created: datetime | None = None
+    ranking: str | None = Field(
+        None, description="Its own fusion weights (anchorgraph tune); None: the defaults."
+    )
 
 
 def list_collections(graph: Graph) -> list[CollectionInfo]:

@@ -8,7 +8,17 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api import audit, browser, collections, documents, graph, health, search, web
+from service.api import (
+    audit,
+    browser,
+    collections,
+    documents,
+    graph,
+    health,
+    judgments,
+    search,
+    web,
+)
 from service.api.docs import install_docs
 from service.api.errors import install_error_handlers
 from service.api.metrics import install_metrics
@@ -60,6 +70,7 @@ def create_app(
     app.include_router(collections.router)
     app.include_router(documents.router)
     app.include_router(search.router)
+    app.include_router(judgments.router)
     app.include_router(audit.router)
     app.include_router(graph.router)
     app.include_router(web.router)

@@ -30,6 +30,7 @@ from service.cli_output import (
     query_embedder,
     refuse,
 )
+from service.cli_tune import tune
 
 if TYPE_CHECKING:  # imported by the commands that use them (service.cli_output says why)
     from loaders.fd_stats import FdBinRow
@@ -55,6 +56,7 @@ app.add_typer(collections_app, name="collections")
 app.add_typer(fd_app, name="fd")
 app.add_typer(audit_app, name="audit")
 app.add_typer(graph_app, name="graph")
+app.command("tune")(tune)
 
 
 def _language(code: str | None) -> Language | None:

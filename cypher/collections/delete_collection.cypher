@@ -1,6 +1,6 @@
 // Delete a collection and everything in it, in batches (CALL ... IN TRANSACTIONS, auto-commit,
 // so that a large collection does not sit in one transaction's memory): first the collection is
-// marked as being deleted, then its chunks with their claims, its entities with their aliases
+// marked as being deleted, then its judgments, its chunks with their claims, its entities with their aliases
 // and relations, its documents, index terms, tags, folders, link placeholders and FD*
 // statistics, and the (:Collection) node last. A deletion cut short leaves the collection marked
 // and is finished by running it again. Nothing of another collection is touched: every node
@@ -8,6 +8,11 @@
 // Parameters: $collection. Returns: nothing. Statements end with ';'.
 MATCH (c:Collection {name: $collection})
 SET c.deleting = true;
+MATCH (j:Judgment)
+WHERE j.collection = $collection
+CALL (j) {
+  DETACH DELETE j
+} IN TRANSACTIONS OF 2000 ROWS;
 MATCH (chunk:Chunk)
 WHERE chunk.collection = $collection
 CALL (chunk) {

@@ -15,4 +15,5 @@ CREATE CONSTRAINT folder_in_collection IF NOT EXISTS FOR (f:Folder) REQUIRE (f.c
 CREATE CONSTRAINT tag_in_collection IF NOT EXISTS FOR (t:Tag) REQUIRE (t.collection, t.name) IS UNIQUE;
 CREATE CONSTRAINT term_in_collection IF NOT EXISTS FOR (t:Term) REQUIRE (t.collection, t.text) IS UNIQUE;
 CREATE CONSTRAINT fd_stats_in_collection IF NOT EXISTS FOR (s:FdStats) REQUIRE (s.collection, s.id) IS UNIQUE;
+CREATE CONSTRAINT judgment_in_collection IF NOT EXISTS FOR (j:Judgment) REQUIRE (j.collection, j.query, j.document) IS UNIQUE;
 CREATE CONSTRAINT source_authority_type IF NOT EXISTS FOR (a:SourceAuthority) REQUIRE a.source_type IS UNIQUE;

@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
-from service.retrieval.types import UTF8, VISIBLE, Text
+from service.retrieval.types import UTF8, VISIBLE, QueryText, Text
 from service.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
 from service.scope import DEFAULT_COLLECTION, CollectionName
 
@@ -263,6 +263,57 @@ class CollectionOut(BaseModel):
     chunks: int
     entities: int
     created: datetime | None = None
+    ranking: str | None = Field(
+        None,
+        description="The name of its own fusion weights (anchorgraph tune), which hybrid "
+        "searches of it alone use; null: the defaults.",
+    )
+
+
+# --- judgments ------------------------------------------------------------------------------------
+class JudgmentIn(BaseModel):
+    """Whether a document answers a query: what a relevant / not relevant button sends."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "query": "AG-2048 battery life",
+                    "document_id": "climate/ag-2048.md",
+                    "collection": "sample",
+                    "relevant": True,
+                }
+            ]
+        },
+    )
+
+    query: QueryText = Field(description="The query's text, as it was searched.")
+    document_id: DocumentId = Field(description="The judged document's id in its collection.")
+    collection: CollectionName = Field(
+        DEFAULT_COLLECTION, description="The document's collection.", examples=["sample"]
+    )
+    relevant: bool = Field(strict=True, description="Whether the document answers the query.")
+    relevance: int | None = Field(
+        None,
+        ge=0,
+        le=3,
+        description="A graded judgment instead (0 not relevant … 3 highly relevant); default: "
+        "1 when relevant, else 0.",
+    )
+
+    @property
+    def grade(self) -> int:
+        return self.relevance if self.relevance is not None else int(self.relevant)
+
+
+class JudgmentOut(BaseModel):
+    collection: str
+    query: str
+    document_id: str
+    relevance: int
+    created: datetime
+    updated: datetime
 
 
 # --- entities -------------------------------------------------------------------------------------

@@ -119,6 +119,11 @@ class Query(StrEnum):
     LIST_COLLECTIONS = "collections/list_collections"
     DELETE_COLLECTION = "collections/delete_collection"
     COLLECTION_DOCUMENTS = "collections/collection_documents"
+    SET_RANKING = "collections/set_ranking"
+    # judgments: relevance judgments and the fit of a collection's weights (service/judgments.py)
+    RECORD_JUDGMENT = "judgments/record_judgment"
+    COLLECTION_JUDGMENTS = "judgments/collection_judgments"
+    KNOWN_DOCUMENTS = "judgments/known_documents"
     # documents: REST reads
     GET_DOCUMENT = "documents/get_document"
     LIST_DOCUMENTS = "documents/list_documents"

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from service.errors import NotFound
 from service.graph.queries import Query
 from service.retrieval.paths import Reader
-from service.retrieval.types import CollectionSize, Scope
+from service.retrieval.types import CollectionRanking, CollectionSize, Scope
 from service.scope import Access
 from service.text.language import Language, language_of
 
@@ -46,6 +46,9 @@ class CollectionSizes:
                 int(row["chunks"]),
                 None if row["shard"] is None else int(row["shard"]),
                 languages_of({str(code): int(n) for code, n in row["languages"]}),
+                None
+                if row["ranking"] is None
+                else CollectionRanking.model_validate_json(row["ranking"]),
             )
             for row in rows
         }
@@ -107,4 +110,5 @@ def search_scope(
         shards=None if None in shards else tuple(sorted(s for s in shards if s is not None)),
         shard_chunks=sum(size.chunks for size in sizes.values() if size.shard in shards),
         languages=frozenset().union(*(sizes[name].languages for name in names if name in sizes)),
+        ranking=sizes[names[0]].ranking if len(names) == 1 and names[0] in sizes else None,
     )

@@ -17,6 +17,7 @@ from service.retrieval.expansion import Expand
 from service.retrieval.fd_read import level_of
 from service.retrieval.priors import FusedPriors
 from service.retrieval.stages import Cut, Feedback, MultiSignal, fuse_candidates, hydrate, retrieve
+from service.retrieval.tuning import ranking_for
 from service.retrieval.types import (
     DetectedEntity,
     Hit,
@@ -50,6 +51,7 @@ def search(
     started = time.perf_counter()
     trace = Trace(context.graph)
     retrieved = retrieve(context, options, trace, access)
+    ranking_used, options = ranking_for(options, retrieved.scope)
     run = SearchRun(context, options, trace, retrieved.scope)
     with trace.stage("fuse"):
         ranking = fuse_candidates(retrieved, options)
@@ -70,6 +72,7 @@ def search(
         identifiers_as_written={
             local_id(key): text for key, text in ranking.query.identifiers_as_written.items()
         },
+        ranking=ranking_used,
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
         feedback_documents=[local_id(key) for key in ranking.feedback_documents],
         tokens=token_account(hits) if options.expand else None,

@@ -87,6 +87,42 @@ DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.ENTITY: 0.05,
 }
 
+# The name a search's answer gives the ranking it used when that is the defaults above; a
+# collection's own weights (``anchorgraph tune``) are named by the collection.
+DEFAULT_RANKING = "default-v1"
+
+
+class LevelFit(BaseModel):
+    """The weights fitted for one level of search, and how the judged queries rank with them
+    and with the defaults (mean NDCG@10, on the part fitted on and on the part kept aside)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    weights: dict[PathName, float]
+    scales: dict[str, float] = Field(
+        description="The factors on the default weights per family of paths: dense, lexical "
+        "(BM25), small (TF-IDF, metadata, entities)."
+    )
+    fit_default: float
+    fit_tuned: float
+    held_default: float
+    held_tuned: float
+
+
+class CollectionRanking(BaseModel):
+    """Fusion weights fitted to one collection's judgments (``service.retrieval.tuning``),
+    stored with the collection; hybrid searches of it alone use them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description='What answers call it: "<collection>/tuned-<date>".')
+    chunk: LevelFit
+    document: LevelFit
+    queries: int = Field(description="Judged queries fitted on.")
+    held_queries: int = Field(description="Judged queries kept aside and reported on.")
+    fitted: str = Field(description="When (ISO 8601, UTC).")
+
+
 # Pseudo-relevance feedback of a hybrid document-level search, chosen with the weights above
 # (`python -m evaluation.tune feedback`): the top 3 documents of the first ranking move
 # the query vector by 0.3 of their centroid. Chunk-level searches leave it off by default, since
@@ -505,6 +541,7 @@ class CollectionSize:
     chunks: int
     shard: int | None = None
     languages: frozenset[Language] = frozenset({Language.ENGLISH})  # of its documents
+    ranking: CollectionRanking | None = None  # its own weights (anchorgraph tune)
 
 
 @dataclass(frozen=True)
@@ -526,6 +563,8 @@ class Scope:
     shard_chunks: int = 0
     # The languages of the collections' documents (service/text/language.py).
     languages: frozenset[Language] = frozenset({Language.ENGLISH})
+    # The weights of the one collection searched, when it has its own (anchorgraph tune).
+    ranking: CollectionRanking | None = None
 
     @property
     def share(self) -> float:
@@ -852,6 +891,12 @@ class SearchResult(BaseModel):
         default_factory=dict,
         description="Each of `identifiers` as the query wrote it, for showing: the entity's id "
         '→ the query\'s text ("aerograph ag-2048" → "AG-2048", named through an alias).',
+    )
+    ranking: str = Field(
+        DEFAULT_RANKING,
+        description=f'The fusion weights used: "{DEFAULT_RANKING}" (the defaults), the searched '
+        'collection\'s own ("<collection>/tuned-<date>", anchorgraph tune), or "custom" (the '
+        "request's `weights`).",
     )
     candidates: dict[str, int] = Field(description="Candidates each path returned.")
     feedback_documents: list[str] = Field(

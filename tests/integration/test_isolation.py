@@ -90,7 +90,7 @@ def requests(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
         st.sampled_from(
             ["search", "entities", "documents", "document", "delete-document", "post", "upload",
              "collections", "collection", "delete-collection", "neighbourhood", "length",
-             "tiers", "coverage", "blindness", "metrics"]
+             "tiers", "coverage", "blindness", "judge", "judgments", "metrics"]
         )
     )  # fmt: skip
     if kind == "search":
@@ -126,6 +126,14 @@ def requests(draw: st.DrawFn) -> tuple[str, str, dict[str, Any]]:
         return "POST", "/audit/coverage", {"json": {"claims": [draw(QUERIES)], **params}}
     if kind == "blindness":
         return "GET", "/audit/blindness", {"params": {"query": draw(QUERIES), **params}}
+    if kind == "judge":
+        # Queries naming no marker: a judgment's query is the writer's own text, which a
+        # later GET /judgments rightly gives back.
+        query = draw(st.sampled_from(["pump station logbook", "valve test", "record"]))
+        judged = {"query": query, "document_id": doc, "relevant": draw(st.booleans())}
+        return "POST", "/judgments", {"json": {**judged, **params}}
+    if kind == "judgments":
+        return "GET", "/judgments", {"params": params}
     return "GET", "/metrics", {}
 
 

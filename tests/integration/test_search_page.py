@@ -458,3 +458,29 @@ def test_browser_links_share_one_tab(page: Any) -> None:
         tab.close()
     finally:
         page.context.unroute(is_browser)
+
+
+def test_a_hit_can_be_judged_for_the_collection_s_tuning(page: Any, graph: Graph) -> None:
+    hits = search(page, INCIDENT)
+    assert "ranking default-v1" in page.text_content("#status")
+    first = page.locator("#results > .hit").first
+    first.locator("button.judge[data-relevant='true']").click()
+    page.wait_for_function(
+        "document.querySelector('#results > .hit .judged').textContent === 'judged relevant'"
+    )
+    second = page.locator("#results > .hit").nth(1)
+    second.locator("button.judge[data-relevant='false']").click()
+    page.wait_for_function(
+        "document.querySelectorAll('#results > .hit .judged')[1].textContent.includes('not')"
+    )
+    stored = graph.driver.execute_query(
+        "MATCH (j:Judgment)-[:JUDGES]->(d:Document) RETURN j.query AS query, "
+        "j.collection AS collection, d.id AS document, j.relevance AS relevance "
+        "ORDER BY relevance DESC"
+    ).records
+    top, runner_up = (hit["chunk"].split("#")[0] for hit in hits[:2])
+    assert [(r["query"], r["collection"], r["document"], r["relevance"]) for r in stored] == [
+        (INCIDENT, hits[0]["collection"], f"{hits[0]['collection']}/{top}", 1),
+        (INCIDENT, hits[1]["collection"], f"{hits[1]['collection']}/{runner_up}", 0),
+    ]
+    graph.driver.execute_query("MATCH (j:Judgment) DETACH DELETE j")

@@ -81,6 +81,7 @@ def test_every_error_status_is_a_problem_details_body(openapi: dict[str, Any]) -
         ("GET /documents/{document_id}", {404, 503}),
         ("DELETE /documents/{document_id}", {404, 503}),
         ("POST /search", {400, 422, 503}),
+        ("POST /judgments", {400, 403, 404, 422, 503}),
         ("GET /entities", {422, 503}),
         ("POST /audit/coverage", {400, 422, 503}),
         ("GET /graph/neighbourhood/{node_id}", {404, 422, 503}),
@@ -141,6 +142,7 @@ def test_a_body_that_is_not_json_is_documented_as_such_where_a_body_is_json(
     assert {f"{method} {path}" for method, path, _ in json_bodies} == {
         "POST /documents",
         "POST /search",
+        "POST /judgments",
         "POST /audit/coverage",
     }
     for method, path, operation in json_bodies:

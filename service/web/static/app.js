@@ -79,10 +79,16 @@ function request() {
   if (["hybrid", "multisignal"].includes(mode)) {
     const rows = [...$("path-rows").querySelectorAll(".slider")];
     body.paths = rows.filter((row) => row.querySelector("[data-path]").checked).map((row) => row.querySelector("[data-path]").dataset.path);
-    body.weights = Object.fromEntries(rows.map((row) => {
+    const weights = Object.fromEntries(rows.map((row) => {
       const range = row.querySelector("input[type=range]");
       return [range.dataset.name, Number(range.value)];
     }));
+    // Sent only when moved from the defaults: else the API ranks with the collection's own
+    // weights where it has them (anchorgraph tune), or the defaults.
+    const defaults = config.path_weights[$("level").value];
+    if (Object.entries(weights).some(([path, weight]) => Math.abs(weight - (defaults[path] ?? 0)) > 1e-9)) {
+      body.weights = weights;
+    }
   }
   if (mode === "multisignal") {
     body.signal_weights = Object.fromEntries([...$("signal-rows").querySelectorAll("input[type=range]")].map((range) => [range.dataset.name, Number(range.value)]));
@@ -166,11 +172,11 @@ function setStatus(message, isError = false) {
 function render(result) {
   const terms = queryTerms(result.query);
   const hits = result.hits;
-  setStatus(`${hits.length} ${hits.length === 1 ? "hit" : "hits"} in ${fixed(result.total_ms, 0)} ms · ${result.round_trips} database round trips · ${result.mode}, ${result.level} level`);
+  setStatus(`${hits.length} ${hits.length === 1 ? "hit" : "hits"} in ${fixed(result.total_ms, 0)} ms · ${result.round_trips} database round trips · ${result.mode}, ${result.level} level · ranking ${result.ranking}`);
   renderDetected(result);
   renderTimings(result.timings);
   const top = Math.max(...hits.map((hit) => positive(parts(hit))), 1e-9);
-  $("results").replaceChildren(...hits.map((hit) => renderHit(hit, result.level, terms, top)));
+  $("results").replaceChildren(...hits.map((hit) => renderHit(hit, result, terms, top)));
 }
 
 function renderDetected(result) {
@@ -248,7 +254,8 @@ function fdBadge(fd) {
     `FD* ${shown ?? "–"}`, el("small", {}, `rescaled ${fixed(fd.rescaled, 2)}`));
 }
 
-function renderHit(hit, level, terms, top) {
+function renderHit(hit, result, terms, top) {
+  const level = result.level;
   const fd = hit.fd;
   const badges = fd ? [sourceBadge(fd), fdBadge(fd)] : [];
   const node = `${hit.collection}/${level === "document" ? hit.document_id : hit.chunk_id}`;
@@ -263,8 +270,27 @@ function renderHit(hit, level, terms, top) {
     el("p", { className: "text" }, highlighted(hit.text, terms)),
     el("div", { className: "actions" },
       browserAnchor(node, "Neighbourhood in Neo4j Browser"),
-      el("a", { href: `/documents/${encodeURI(hit.document_id)}?collection=${encodeURIComponent(hit.collection)}`, target: "_blank", rel: "noopener" }, "Document (JSON)")),
+      el("a", { href: `/documents/${encodeURI(hit.document_id)}?collection=${encodeURIComponent(hit.collection)}`, target: "_blank", rel: "noopener" }, "Document (JSON)"),
+      judgeButtons(hit, result.query)),
     hit.supporting.length ? renderSupporting(hit.collection, hit.supporting, terms) : null);
+}
+
+// Relevant / not relevant: a judgment of the hit's document for this query (POST /judgments),
+// which `anchorgraph tune` fits the collection's weights to.
+function judgeButtons(hit, query) {
+  const said = el("span", { className: "judged", role: "status" });
+  const button = (relevant, label) => el("button", {
+    type: "button", className: "judge", dataset: { relevant: String(relevant) },
+    onclick: async () => {
+      const body = { query, document_id: hit.document_id, collection: hit.collection, relevant };
+      const response = await api("/judgments", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) })
+        .catch((error) => ({ ok: false, statusText: error.message, json: async () => ({}) }));
+      const answer = await response.json().catch(() => ({}));
+      said.textContent = response.ok ? (relevant ? "judged relevant" : "judged not relevant")
+        : `not recorded: ${answer.detail || response.statusText}`;
+    },
+  }, label);
+  return el("span", { className: "judge-buttons" }, button(true, "Relevant"), button(false, "Not relevant"), said);
 }
 
 // A hit's supporting chunks, all of its collection (links never leave one).

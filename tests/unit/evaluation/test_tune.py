@@ -109,7 +109,15 @@ class RecordedGraph:
             signals = self._cached.signals
             return [signals[d] for d in parameters["document_ids"] if d in signals]
         if query is Query.COLLECTION_SIZES:
-            return [{"name": COLLECTION, "chunks": 60, "shard": 0, "languages": [["en", 6]]}]
+            return [
+                {
+                    "name": COLLECTION,
+                    "chunks": 60,
+                    "shard": 0,
+                    "languages": [["en", 6]],
+                    "ranking": None,
+                }
+            ]
         if query in (Query.HYDRATE_CHUNKS, Query.FD_INPUTS):
             return []  # titles and texts do not rank, nor does FD* unless a search asks for it
         raise AssertionError(f"the replay does not record {query}")

@@ -38,7 +38,15 @@ class RecordedGraph:
 
     def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> Sequence[Any]:
         if query is Query.COLLECTION_SIZES:
-            return [{"name": "notes", "chunks": 3, "shard": 0, "languages": [["en", 1]]}]
+            return [
+                {
+                    "name": "notes",
+                    "chunks": 3,
+                    "shard": 0,
+                    "languages": [["en", 1]],
+                    "ranking": None,
+                }
+            ]
         self.asked.append(query)
         if query is Query.HYDRATE_CHUNKS:
             assert parameters is not None
