@@ -34,6 +34,14 @@ from service.errors import InvalidInput
 from service.graph.gateway import Graph
 from service.graph.schema import SchemaMode
 from service.ingestion import archive_corpus, load_sample, read_all
+from service.judgments import (
+    Judgment,
+    Judgments,
+    TuneReport,
+    collection_judgments,
+    record_judgment,
+    tune_collection,
+)
 from service.retrieval.context import SearchContext
 from service.retrieval.pipeline import search
 from service.retrieval.types import SearchOptions, SearchResult
@@ -210,6 +218,30 @@ class Library(Searcher):
         deleted = delete_collection(self.graph, name)
         self.context.sizes.forget()
         return deleted
+
+    def judge(
+        self, query: str, document_id: str, relevant: bool = True, *, collection: str
+    ) -> Judgment:
+        """Record whether a document of ``collection`` answers ``query`` (as the search page's
+        buttons and ``POST /judgments`` do); judging it again replaces the judgment.
+
+        Raises:
+            NotFound: the collection has no such document.
+        """
+        return record_judgment(self.graph, collection, query, document_id, int(relevant))
+
+    def tune(
+        self, collection: str, judgments: Judgments | None = None, *, store: bool = True
+    ) -> TuneReport:
+        """Fit ``collection``'s fusion weights to ``judgments`` (query text → document id →
+        relevance; default: those recorded with ``judge``) and store them with it, as
+        ``anchorgraph tune`` does (``service.judgments``).
+
+        Raises:
+            InvalidInput: fewer than 10 judged queries with a relevant document in it.
+        """
+        judged = collection_judgments(self.graph, collection) if judgments is None else judgments
+        return tune_collection(self.context, self.graph, collection, judged, store=store)
 
     def load_sample(self) -> IngestStats:
         """Ingest the sample corpus into the collection ``sample`` exactly as ``anchorgraph

@@ -11,8 +11,10 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from service.errors import InvalidInput
+from service.errors import InvalidInput, NotFound
+from service.graph.gateway import Graph
 from service.judgments import collection_judgments, reset_ranking, tune_collection
+from service.library import Library
 from service.retrieval.tuning import held_out, ndcg_at
 from service.retrieval.types import DEFAULT_RANKING
 from service.runtime import Runtime
@@ -113,13 +115,17 @@ def test_judgments_tune_one_collection_and_leave_the_others_alone(client: TestCl
     assert left.records[0]["n"] == 0
 
 
-def test_too_few_judgments_are_refused_with_the_number_needed(client: TestClient) -> None:
-    note = {"id": "a.md", "text": "# A\n\nOne note.", "format": "markdown", "collection": "few"}
-    assert client.post("/documents", json=note).status_code == 201
-    judged = {"query": "one note", "document_id": "a.md", "collection": "few", "relevant": True}
-    assert client.post("/judgments", json=judged).status_code == 201
-    runtime: Runtime = client.app.state.runtime  # type: ignore[attr-defined]
+def test_too_few_judgments_are_refused_with_the_number_needed(
+    runtime: Runtime, clean_graph: Graph
+) -> None:
+    library = Library(runtime)
+    library.add_text("a.md", "# A\n\nOne note about pumps.", collection="few")
+    judged = library.judge("pumps", "a.md", collection="few")
+    assert (judged.relevance, judged.document_id, judged.collection) == (1, "a.md", "few")
+    with pytest.raises(NotFound, match=r"No document 'b\.md'"):
+        library.judge("pumps", "b.md", collection="few")
     with pytest.raises(InvalidInput, match=r"1 judged queries .* at least 10"):
-        tune_collection(
-            runtime.search, runtime.graph, "few", collection_judgments(runtime.graph, "few")
-        )
+        library.tune("few")
+    # Judged documents the collection lacks are left out, and said.
+    with pytest.raises(InvalidInput, match=r"0 judged queries"):
+        library.tune("few", {"pumps": {"elsewhere.md": 1}})
