@@ -8,7 +8,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
-from service.retrieval.types import UTF8, VISIBLE, QueryText, Text
+from service.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Text
 from service.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
 from service.scope import DEFAULT_COLLECTION, CollectionName
 
@@ -294,12 +294,10 @@ class JudgmentIn(BaseModel):
         DEFAULT_COLLECTION, description="The document's collection.", examples=["sample"]
     )
     relevant: bool = Field(strict=True, description="Whether the document answers the query.")
-    relevance: int | None = Field(
+    relevance: Annotated[int, Field(ge=0, le=3), JSON_INTEGER] | None = Field(
         None,
-        ge=0,
-        le=3,
-        description="A graded judgment instead (0 not relevant … 3 highly relevant); default: "
-        "1 when relevant, else 0.",
+        description="A graded judgment, which then counts instead of `relevant` (0 not "
+        "relevant … 3 highly relevant); default: 1 when relevant, else 0.",
     )
 
     @property
