@@ -5,8 +5,8 @@ answers can have weights of its own. The fit is deliberately small, so that a fe
 questions can choose it without learning their noise: one scale for the lexical paths against
 the dense ones and one for the small paths (TF-IDF, metadata, entities), each a factor on the
 level's default weights, chosen on a fixed ~70 % of the judged questions by NDCG@10 and reported
-on the other ~30 % (``held_out``). Everything here is pure: ``service.tune`` runs the searches
-and stores what it chose with the collection (``CollectionRanking``).
+on the other ~30 % (``held_out``). Everything here is pure: ``service.judgments`` runs the
+searches and stores what it chose with the collection (``CollectionRanking``).
 """
 
 from __future__ import annotations
@@ -143,6 +143,5 @@ def ranking_for(options: SearchOptions, scope: Scope) -> tuple[str, SearchOption
     own = scope.ranking
     if own is None or options.mode != "hybrid":
         return DEFAULT_RANKING, options
-    level: Level = "document" if options.document_level else "chunk"
-    fitted = own.document if level == "document" else own.chunk
+    fitted = own.document if options.document_level else own.chunk
     return own.name, options.model_copy(update={"weights": dict(fitted.weights)})
