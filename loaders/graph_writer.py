@@ -30,7 +30,7 @@ from service.graph.gateway import Graph
 from service.graph.queries import Query, as_parameters, cypher
 from service.graph.shards import SHARDS, shard_labels
 from service.scope import local_id, scoped
-from service.text.identifiers import entity_keys
+from service.text.identifiers import alias_keys
 from service.text.language import ALL_DOCUMENT_LABELS, Language, language_labels
 
 
@@ -437,15 +437,12 @@ def graph_rows(
 
 
 def _entity_row(collection: str, entity: EntityRecord, embedding: list[float] | None) -> EntityRow:
-    # Every alias, and the id itself, also without accents (entity_keys); an alias that
-    # normalises to the id itself ("Mac" of "mac") needs no key of its own.
-    keys = {key for name in (entity.id, *entity.aliases) for key in entity_keys(name)}
     return EntityRow(
         id=scoped(collection, entity.id),
         name=entity.name,
         type=entity.type,
         aliases=list(entity.aliases),
-        alias_keys=sorted(scoped(collection, key) for key in keys - {entity.id}),
+        alias_keys=sorted(scoped(collection, key) for key in alias_keys(entity.id, entity.aliases)),
         embedding=embedding,
     )
 

@@ -176,7 +176,7 @@ def tune_collection(
     held = held_out(judged)
     fitted_on = {q: j for q, j in judged.items() if q not in held}
     kept_aside = {q: j for q, j in judged.items() if q in held}
-    steps = (len(judged) + 2 * len(kept_aside)) * len(LEVELS)
+    steps = (len(fitted_on) + 2 * len(kept_aside)) * len(LEVELS)
     done = 0
 
     def advance() -> None:
@@ -188,7 +188,7 @@ def tune_collection(
     fits: dict[Level, LevelFit] = {}
     kept: dict[Level, Scales] = {}
     for level in LEVELS:
-        chosen = fit(_replayed(context, collection, level, list(judged), advance), fitted_on)
+        chosen = fit(_replayed(context, collection, level, list(fitted_on), advance), fitted_on)
         held_default, held_tuned = (
             _searched(context, collection, level, kept_aside, scales.weights(level), advance)
             for scales in (Scales(), chosen.scales)

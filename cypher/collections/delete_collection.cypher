@@ -1,8 +1,8 @@
 // Delete a collection and everything in it, in batches (CALL ... IN TRANSACTIONS, auto-commit,
 // so that a large collection does not sit in one transaction's memory): first the collection is
-// marked as being deleted, then its judgments, its chunks with their claims, its entities with their aliases
-// and relations, its documents, index terms, tags, folders, link placeholders and FD*
-// statistics, and the (:Collection) node last. A deletion cut short leaves the collection marked
+// marked as being deleted, then its judgments, its chunks with their claims, its entities with
+// their aliases and relations, its documents, index terms, tags, folders, link placeholders and
+// FD* statistics, and the (:Collection) node last. A deletion cut short leaves the collection marked
 // and is finished by running it again. Nothing of another collection is touched: every node
 // matched here has this collection's name.
 // Parameters: $collection. Returns: nothing. Statements end with ';'.

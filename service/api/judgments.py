@@ -10,8 +10,8 @@ from fastapi.concurrency import run_in_threadpool
 
 from service.api.deps import AccessDep, RuntimeDep, readable, writable
 from service.api.errors import problems
-from service.api.schemas import JudgmentIn, JudgmentOut
-from service.judgments import collection_judgments, record_judgment
+from service.api.schemas import JudgmentIn
+from service.judgments import Judgment, collection_judgments, record_judgment
 from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION
 
 router = APIRouter(prefix="/judgments", tags=["judgments"])
@@ -28,17 +28,17 @@ _EXAMPLE = {
 @router.post(
     "",
     status_code=201,
-    response_model=JudgmentOut,
+    response_model=Judgment,
     responses={
         201: {"content": {"application/json": {"example": _EXAMPLE}}},
         **problems(400, 403, 404, 422, 503),
     },
 )
-async def judge(judgment: JudgmentIn, runtime: RuntimeDep, access: AccessDep) -> JudgmentOut:
+async def judge(judgment: JudgmentIn, runtime: RuntimeDep, access: AccessDep) -> Judgment:
     """Record whether a document answers a query (judging it again replaces the judgment). The
     key must be allowed to write the collection; 404 when it holds no such document."""
     collection = writable(access, judgment.collection)
-    stored = await run_in_threadpool(
+    return await run_in_threadpool(
         record_judgment,
         runtime.graph,
         collection,
@@ -46,7 +46,6 @@ async def judge(judgment: JudgmentIn, runtime: RuntimeDep, access: AccessDep) ->
         judgment.document_id,
         judgment.grade,
     )
-    return JudgmentOut.model_validate(stored.model_dump())
 
 
 @router.get(

@@ -305,15 +305,6 @@ class JudgmentIn(BaseModel):
         return self.relevance if self.relevance is not None else int(self.relevant)
 
 
-class JudgmentOut(BaseModel):
-    collection: str
-    query: str
-    document_id: str
-    relevance: int
-    created: datetime
-    updated: datetime
-
-
 # --- entities -------------------------------------------------------------------------------------
 class EntityOut(BaseModel):
     id: str = Field(description="The entity's id within its collection.")

@@ -20,7 +20,7 @@ from service.graph.gateway import Graph
 from service.graph.queries import SCHEMA, Query, statements
 from service.graph.shards import SHARDS, shard_labels
 from service.scope import DEFAULT_COLLECTION, local_id, scoped
-from service.text.identifiers import entity_keys
+from service.text.identifiers import alias_keys
 
 # The name every schema statement gives its constraint or index.
 _CREATED_NAME = re.compile(r"^CREATE\s+(?:\w+\s+)*?(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF NOT EXISTS")
@@ -128,16 +128,15 @@ def upgrade(graph: Graph) -> bool:
 def _add_accent_keys(graph: Graph, collection: str) -> None:
     """Give a collection's entities the alias keys without accents that ingestion gives them
     today (``entity_keys``), so that a query finds them with or without accents."""
-    entities = []
-    for row in graph.read(Query.UPGRADE_ACCENTED_ENTITIES, {"collection": collection}):
-        local = local_id(row["id"])
-        keys = {key for name in (local, *row["aliases"]) for key in entity_keys(name)}
-        entities.append(
-            {
-                "id": row["id"],
-                "alias_keys": sorted(scoped(collection, key) for key in keys - {local}),
-            }
-        )
+    entities = [
+        {
+            "id": row["id"],
+            "alias_keys": sorted(
+                scoped(collection, key) for key in alias_keys(local_id(row["id"]), row["aliases"])
+            ),
+        }
+        for row in graph.read(Query.UPGRADE_ACCENTED_ENTITIES, {"collection": collection})
+    ]
     for statement in statements(Query.UPGRADE_ADD_ALIAS_KEYS):
         graph.run(statement, {"collection": collection, "entities": entities})
 

@@ -51,6 +51,13 @@ def entity_keys(name: str) -> list[str]:
     return list(dict.fromkeys(k for k in (key, without_accents(key)) if k))
 
 
+def alias_keys(entity_id: str, aliases: Iterable[str]) -> set[str]:
+    """The keys besides its id that find an entity: each alias's and the id's own
+    (:func:`entity_keys`, so also without accents), less the id itself (an alias that normalises
+    to the id, "Mac" of "mac", needs no key of its own)."""
+    return {key for name in (entity_id, *aliases) for key in entity_keys(name)} - {entity_id}
+
+
 # --- Identifier patterns ------------------------------------------------------------------------
 
 # Uppercase letters and digits in hyphen-joined parts: "AG-2048", "XR-7-PRO", "SN-4711-AB-09".

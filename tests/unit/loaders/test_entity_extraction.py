@@ -15,7 +15,12 @@ from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
 from loaders.model import Chunk, EntityMention
 from service.errors import InvalidInput
 from service.settings import Settings
-from service.text.identifiers import entity_keys, find_identifiers, normalise_entity_id
+from service.text.identifiers import (
+    alias_keys,
+    entity_keys,
+    find_identifiers,
+    normalise_entity_id,
+)
 
 MAC = GazetteerEntry("Museu de Arte Contemporânea", "ORG", ("MAC", "Museum of Contemporary Art"))
 
@@ -66,6 +71,14 @@ def test_normalise_entity_id(name: str, entity_id: str) -> None:
 )
 def test_entity_keys_ignore_case_and_accents(name: str, keys: list[str]) -> None:
     assert entity_keys(name) == keys
+
+
+def test_alias_keys_add_the_unaccented_forms_and_leave_out_the_id() -> None:
+    museum = "museu de arte contemporânea"
+    assert alias_keys(museum, ["MAC", "Mac", "Museu de Arte Contemporânea"]) == {
+        "mac",
+        "museu de arte contemporanea",
+    }
 
 
 @pytest.mark.parametrize(
