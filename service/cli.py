@@ -555,7 +555,7 @@ def search_command(
     tag: Annotated[list[str] | None, typer.Option(help="Only documents with a tag.")] = None,
     feedback: Annotated[
         int | None,
-        typer.Option(help="Feedback documents (pseudo-relevance); default: 3 at document level."),
+        typer.Option(help="Feedback documents (pseudo-relevance); default: 0, off."),
     ] = None,
     fd_rerank: Annotated[
         bool,

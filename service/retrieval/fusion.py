@@ -25,6 +25,7 @@ class Fusion(StrEnum):
     """How the candidate paths' scores are combined."""
 
     WEIGHTED_SUM = "weighted_sum"
+    FLOOR_SUM = "floor_sum"
     MAX = "max"
     MEAN = "mean"
     RRF = "rrf"
@@ -61,6 +62,11 @@ def fuse(
     * ``WEIGHTED_SUM``: ``Σ_p w_p·s_p(d)``, a path that did not find ``d`` adding 0 (weighted
       CombSUM, Fox & Shaw 1994; a linear combination, Vogt & Cottrell 1999). With z-scores an
       absent candidate thus scores the path's mean, not its minimum.
+    * ``FLOOR_SUM``: ``Σ_{p∋d} w_p·(s_p(d) - min_p)``, ``min_p`` the lowest score in ``p``:
+      each path adds how far ``d`` stands above the path's weakest candidate. It ranks as the
+      weighted sum would if a path that did not find ``d`` gave it that floor instead of 0, so
+      being found by one more path is no reward in itself (CombSUM with the missing scores
+      imputed at the list's minimum). With min-max normalisation it is ``WEIGHTED_SUM``.
     * ``MAX``: ``max_{p∋d} w_p·s_p(d)`` (weighted CombMAX, Fox & Shaw 1994). Only paths that
       found ``d`` compete, so negative scores are not lifted to 0. Ties between paths go to the
       path name that sorts first.
@@ -73,9 +79,10 @@ def fuse(
     Ranks are ordinal: within a path, candidates are sorted by descending score and equal
     scores are ordered by ascending candidate id, so the result never depends on dict order.
 
-    Contributions: for ``WEIGHTED_SUM`` and ``RRF`` each path's term; for ``MEAN`` each path's
-    term divided by the denominator; for ``MAX`` the winning path's weighted score, 0.0 for the
-    other paths that found ``d``. In every mode they add up to the score.
+    Contributions: for ``WEIGHTED_SUM``, ``FLOOR_SUM`` and ``RRF`` each path's term; for
+    ``MEAN`` each path's term divided by the denominator; for ``MAX`` the winning path's
+    weighted score, 0.0 for the other paths that found ``d``. In every mode they add up to the
+    score.
 
     Args:
         paths: Path name → {candidate id → normalised score}. Empty paths are allowed.
@@ -109,6 +116,7 @@ def fuse(
                 )
 
     ranks_by_path = {path: _ranks(scores) for path, scores in paths.items()}
+    floors = {path: min(scores.values(), default=0.0) for path, scores in paths.items()}
     found: dict[str, list[str]] = {}  # candidate → the paths that found it, in path order
     for path, scores in paths.items():
         for candidate in scores:
@@ -121,6 +129,11 @@ def fuse(
         match method:
             case Fusion.WEIGHTED_SUM:
                 contributions = weighted
+            case Fusion.FLOOR_SUM:
+                contributions = {
+                    path: weight_of[path] * (paths[path][candidate] - floors[path])
+                    for path in found_by
+                }
             case Fusion.MAX:
                 winner = min(weighted, key=lambda path: (-weighted[path], path))
                 contributions = {p: (weighted[p] if p == winner else 0.0) for p in found_by}

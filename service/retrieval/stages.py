@@ -219,7 +219,7 @@ def _fuse(
     weights = {str(path): weight for path, weight in options.path_weights().items()}
     if options.mode in SINGLE_PATH_MODES:  # one path alone keeps its raw score, unweighted
         weights = {str(path): 1.0 for path in options.active_paths()}
-    return fuse(scores, options.fusion, weights | dict(signal_weights), options.rrf_k)
+    return fuse(scores, options.fusion_method(), weights | dict(signal_weights), options.rrf_k)
 
 
 def _rank(

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from service.retrieval.fd_read import Level
+from service.retrieval.normalise import Normalisation
 from service.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
     DEFAULT_RANKING,
@@ -135,10 +136,12 @@ def fit(
 
 
 def ranking_for(options: SearchOptions, scope: Scope) -> tuple[str, SearchOptions]:
-    """The ranking a search uses and the options that carry it: the request's own weights
-    (``"custom"``); else, for a hybrid search of one collection that has weights of its own,
-    those; else the defaults (``DEFAULT_RANKING``)."""
-    if options.weights:
+    """The ranking a search uses and the options that carry it: the request's own weights,
+    normalisation or fusion (``"custom"``); else, for a hybrid search of one collection that has
+    weights of its own, those; else the defaults (``DEFAULT_RANKING``)."""
+    default_fusion = options.model_copy(update={"fusion": None}).fusion_method()
+    own_fusion = options.fusion not in (None, default_fusion)
+    if options.weights or own_fusion or options.normalisation is not Normalisation.L2:
         return "custom", options
     own = scope.ranking
     if own is None or options.mode != "hybrid":

@@ -64,12 +64,13 @@ class Mode(StrEnum):
     MULTISIGNAL = "multisignal"
 
 
-# Default weights per level, chosen on SciFact train and NFCorpus dev only (docs/benchmarks.md;
-# `python -m evaluation.tune`): dense against BM25 at about 0.7 / 0.3 with L2
-# normalisation; at document level BM25 over whole documents takes the lexical share and the
-# document embedding joins. Metadata, entity boosting and TF-IDF stay small: they bring
-# candidates in (identifiers, named entities, rare exact terms) but on those benchmarks every
-# 0.1 of their weight cost up to 0.03 NDCG@10.
+# Default weights per level. Chunk level: chosen on SciFact train and NFCorpus dev
+# (docs/benchmarks.md; `python -m evaluation.tune`): dense against BM25 at about 0.7 / 0.3 with L2
+# normalisation; metadata, entity boosting and TF-IDF stay small: they bring candidates in
+# (identifiers, named entities, rare exact terms) but every 0.1 of their weight cost up to 0.03
+# NDCG@10 there. Document level: chosen on five corpora of different kinds, one whole corpus left
+# out at a time (`python -m evaluation.loo`; docs/benchmarks.md, "A default for every corpus"),
+# with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a third of it.
 CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.DENSE: 0.7,
     PathName.BM25: 0.3,
@@ -79,17 +80,22 @@ CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
 }
 DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.DENSE: 0.7,
-    PathName.DOC_BM25: 0.3,
+    PathName.DOC_BM25: 0.2,
     PathName.DOC_DENSE: 0.2,
-    PathName.BM25: 0.1,
+    PathName.BM25: 0.07,
     PathName.TFIDF: 0.05,
     PathName.METADATA: 0.05,
     PathName.ENTITY: 0.05,
 }
 
+# A hybrid search of documents fuses with FLOOR_SUM (service.retrieval.fusion): a path that did
+# not find a document counts as its weakest candidate, not as 0, so a small path (TF-IDF, a
+# lexical path on a corpus where words say little) cannot lift a document just by finding it.
+DEFAULT_DOCUMENT_FUSION = Fusion.FLOOR_SUM
+
 # The name a search's answer gives the ranking it used when that is the defaults above; a
 # collection's own weights (``anchorgraph tune``) are named by the collection.
-DEFAULT_RANKING = "default-v1"
+DEFAULT_RANKING = "default-v2"
 
 
 class LevelFit(BaseModel):
@@ -123,11 +129,11 @@ class CollectionRanking(BaseModel):
     fitted: str = Field(description="When (ISO 8601, UTC).")
 
 
-# Pseudo-relevance feedback of a hybrid document-level search, chosen with the weights above
-# (`python -m evaluation.tune feedback`): the top 3 documents of the first ranking move
-# the query vector by 0.3 of their centroid. Chunk-level searches leave it off by default, since
-# it costs a second dense round and their latency budget is tighter.
-DEFAULT_FEEDBACK_DOCUMENTS = 3
+# Pseudo-relevance feedback is off unless asked for (`feedback`: how many top documents move the
+# query vector, by `feedback_weight` of their centroid). It was on for hybrid searches of
+# documents, chosen on SciFact and NFCorpus; with the document defaults chosen on five corpora it
+# lost NDCG@10 on four of them (MuSiQue -0.019, NFCorpus alone gaining +0.005: docs/benchmarks.md,
+# "A default for every corpus") and cost a second dense round.
 DEFAULT_FEEDBACK_WEIGHT = 0.3
 DENSE_PATH_NAMES = frozenset({PathName.DENSE, PathName.DOC_DENSE})
 
@@ -374,7 +380,12 @@ class SearchOptions(BaseModel):
         description="Paths fused in hybrid and multisignal modes, at least one; default: all.",
     )
     normalisation: Normalisation = Normalisation.L2
-    fusion: Fusion = Fusion.WEIGHTED_SUM
+    fusion: Fusion | None = Field(
+        None,
+        description="How the paths' normalised scores combine. Default: floor_sum for hybrid "
+        "searches at document level (a path that did not find a document counts as its "
+        "weakest candidate, not as 0), weighted_sum otherwise.",
+    )
     weights: dict[PathName, Annotated[Number, Field(ge=0, le=MAX_WEIGHT)]] = Field(
         default_factory=dict,
         description="Per path; a path left out keeps its default weight for the level.",
@@ -391,8 +402,8 @@ class SearchOptions(BaseModel):
     feedback: Annotated[int, Field(ge=0, le=50), JSON_INTEGER] | None = Field(
         None,
         description="Pseudo-relevance feedback: the query vector moves towards the top N "
-        "documents of a first ranking (Rocchio) and the dense paths run again. Default: "
-        f"{DEFAULT_FEEDBACK_DOCUMENTS} for hybrid searches at document level, else 0 (off).",
+        "documents of a first ranking (Rocchio) and the dense paths run again. Default: 0 "
+        "(off); 3 is a good start where queries have many relevant documents.",
     )
     feedback_weight: Number = Field(
         DEFAULT_FEEDBACK_WEIGHT,
@@ -502,11 +513,15 @@ class SearchOptions(BaseModel):
 
     def feedback_documents(self) -> int:
         """How many top documents feed the query vector back (0: no feedback)."""
-        if self.feedback is not None:
-            return self.feedback
-        dense = DENSE_PATH_NAMES.intersection(self.active_paths())
-        default = self.mode is Mode.HYBRID and self.level == "document" and bool(dense)
-        return DEFAULT_FEEDBACK_DOCUMENTS if default else 0
+        return self.feedback or 0
+
+    def fusion_method(self) -> Fusion:
+        """The fusion asked for, else the level's default (``DEFAULT_DOCUMENT_FUSION`` for a
+        hybrid search of documents, where it was chosen; the weighted sum elsewhere)."""
+        if self.fusion is not None:
+            return self.fusion
+        document = self.mode is Mode.HYBRID and self.level == "document"
+        return DEFAULT_DOCUMENT_FUSION if document else Fusion.WEIGHTED_SUM
 
     def path_weights(self) -> dict[PathName, float]:
         """The level's default weights, overridden by the request's."""
@@ -894,9 +909,9 @@ class SearchResult(BaseModel):
     )
     ranking: str = Field(
         DEFAULT_RANKING,
-        description=f'The fusion weights used: "{DEFAULT_RANKING}" (the defaults), the searched '
-        'collection\'s own ("<collection>/tuned-<date>", anchorgraph tune), or "custom" (the '
-        "request's `weights`).",
+        description=f'The fusion used: "{DEFAULT_RANKING}" (the defaults), the searched '
+        'collection\'s own weights ("<collection>/tuned-<date>", anchorgraph tune), or "custom" '
+        "(the request's own `weights`, `normalisation` or `fusion`).",
     )
     candidates: dict[str, int] = Field(description="Candidates each path returned.")
     feedback_documents: list[str] = Field(

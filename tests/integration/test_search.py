@@ -139,7 +139,7 @@ def test_rrf_ranks_agreement_first(context: SearchContext) -> None:
     assert both[0].rank < one[0].rank
 
 
-@pytest.mark.parametrize("fusion", ["weighted_sum", "max", "mean", "rrf"])
+@pytest.mark.parametrize("fusion", ["weighted_sum", "floor_sum", "max", "mean", "rrf"])
 @pytest.mark.parametrize("normalisation", ["min_max", "l2", "z_score"])
 def test_hybrid_breakdown_adds_up(context: SearchContext, fusion: str, normalisation: str) -> None:
     result = run(context, "Helena Vasconcelos biennial 2019", fusion=fusion,
@@ -198,7 +198,7 @@ def test_feedback_moves_the_dense_query_towards_the_first_ranking(context: Searc
     query = "calibration of the drawer scales"
     plain = run(context, query, level="document", feedback=0, explain=True, k=10)
     assert plain.feedback_documents == [] and "feedback" not in {t.stage for t in plain.timings}
-    fed = run(context, query, level="document", explain=True, k=10)  # the default: 3 documents
+    fed = run(context, query, level="document", feedback=3, explain=True, k=10)
     assert fed.feedback_documents == documents(plain)[:3]
     assert "feedback" in {t.stage for t in fed.timings}
     assert fed.round_trips <= plain.round_trips + 3  # the vectors, then dense and doc_dense
@@ -208,7 +208,8 @@ def test_feedback_moves_the_dense_query_towards_the_first_ranking(context: Searc
     assert after["doc_bm25"].raw == before["doc_bm25"].raw  # lexical paths ran once
     assert after["doc_dense"].raw != pytest.approx(before["doc_dense"].raw)  # moved vector
     # No move (weight 0) ranks exactly as no feedback.
-    still = run(context, query, level="document", feedback_weight=0, explain=True, k=10)
+    still = run(context, query, level="document", feedback=3, feedback_weight=0, explain=True,
+                k=10)  # fmt: skip
     assert [(h.document_id, h.score) for h in still.hits] == [
         (h.document_id, h.score) for h in plain.hits
     ]
@@ -231,7 +232,9 @@ def test_cli_search(
     assert body["hits"][0]["document_id"] == "lab/spares.md"
     assert all(hit["document_id"].startswith("lab/") for hit in body["hits"])
     assert "bm25" in body["hits"][0]["paths"]  # --json explains
-    shown = runner.invoke(app, ["search", "drawer scales", "--level", "document", "--explain"])
+    shown = runner.invoke(
+        app, ["search", "drawer scales", "--level", "document", "--feedback", "3", "--explain"]
+    )
     assert shown.exit_code == 0, shown.output
     assert "lab/scales.md" in shown.output and "feedback from:" in shown.output
     assert "round trips" in shown.output
@@ -321,8 +324,10 @@ def test_rest_search_and_entities(
         no_dense = {"query": "x", "mode": "bm25", "feedback": 2}
         response = client.post("/search", json=no_dense)
         assert response.status_code == 422 and "dense" in response.text
-        fed = client.post("/search", json={"query": "ZQ-4471-B", "level": "document"}).json()
-        assert len(fed["feedback_documents"]) == 3
+        plain = client.post("/search", json={"query": "ZQ-4471-B", "level": "document"}).json()
+        assert plain["feedback_documents"] == []  # off by default
+        fed = {"query": "ZQ-4471-B", "level": "document", "feedback": 3}
+        assert len(client.post("/search", json=fed).json()["feedback_documents"]) == 3
         entities = client.get("/entities", params={"q": "MAC"}).json()
         assert entities[0]["id"] == "museu de arte contemporânea" and entities[0]["exact"]
         assert entities[0]["documents"] >= 3

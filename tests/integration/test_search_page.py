@@ -31,6 +31,7 @@ from service.embedding import Embedder
 from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
+from service.retrieval.types import DEFAULT_RANKING
 from service.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -462,7 +463,7 @@ def test_browser_links_share_one_tab(page: Any) -> None:
 
 def test_a_hit_can_be_judged_for_the_collection_s_tuning(page: Any, graph: Graph) -> None:
     hits = search(page, INCIDENT)
-    assert "ranking default-v1" in page.text_content("#status")
+    assert f"ranking {DEFAULT_RANKING}" in page.text_content("#status")
     first = page.locator("#results > .hit").first
     first.locator("button.judge[data-relevant='true']").click()
     page.wait_for_function(

@@ -3,6 +3,7 @@
 "use strict";
 
 const $ = (id) => document.getElementById(id);
+const DEFAULT_FUSION = "default"; // the fusion select's first option: the level's own
 const COLOURS = {
   dense: "#4c78a8", bm25: "#f58518", tfidf: "#e45756", metadata: "#72b7b2",
   entity: "#54a24b", doc_dense: "#b279a2", doc_bm25: "#ff9da6", fd: "#c9a30c",
@@ -71,10 +72,12 @@ function request() {
   const mode = $("mode").value;
   const body = {
     query: $("query").value.trim(), mode, level: $("level").value, k: Number($("k").value),
-    normalisation: $("normalisation").value, fusion: $("fusion").value, explain: true,
+    normalisation: $("normalisation").value, explain: true,
     expand: $("expand").checked, fd_rerank: $("fd-rerank").checked,
   };
   if ($("collection").value) body.collections = [$("collection").value];
+  // "default": the API picks the level's fusion (floor_sum for documents, weighted_sum else).
+  if ($("fusion").value !== DEFAULT_FUSION) body.fusion = $("fusion").value;
   if ($("use-threshold").checked) body.threshold = Number($("threshold").value);
   if (["hybrid", "multisignal"].includes(mode)) {
     const rows = [...$("path-rows").querySelectorAll(".slider")];
@@ -362,7 +365,7 @@ async function start() {
   $("query").maxLength = config.max_query_chars;
   fillSelect($("mode"), config.modes, "hybrid");
   fillSelect($("normalisation"), config.normalisations, "l2");
-  fillSelect($("fusion"), config.fusions, "weighted_sum");
+  fillSelect($("fusion"), [DEFAULT_FUSION, ...config.fusions], DEFAULT_FUSION);
   buildPaths();
   buildSignals();
   showModeOptions();

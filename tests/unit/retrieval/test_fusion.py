@@ -49,6 +49,50 @@ def test_weighted_sum_applies_weights_and_breaks_score_ties_by_id() -> None:
     assert dict(fused["b"].contributions) == pytest.approx({"dense": 1.0, "bm25": 1.0})
 
 
+# --- floor sum ---------------------------------------------------------------------------------
+
+
+def test_floor_sum_counts_how_far_each_path_lifts_a_candidate_above_its_weakest() -> None:
+    # dense: floor 0.5 → a 0.5, b 0; bm25: floor 0.2 → b 0.8, c 0.
+    fused = fuse(PATHS, Fusion.FLOOR_SUM)
+
+    assert _scores(fused) == pytest.approx({"a": 0.5, "b": 0.8, "c": 0.0})
+    assert dict(fused["b"].contributions) == pytest.approx({"dense": 0.0, "bm25": 0.8})
+
+
+def test_floor_sum_ranks_as_the_weighted_sum_with_absent_scores_at_the_floor() -> None:
+    rng = random.Random(7)
+    for _ in range(50):
+        paths = {p: v for p, v in _random_paths(rng).items() if v}
+        weights = {path: rng.random() for path in paths}
+        everyone = set().union(*paths.values())
+        imputed = {
+            path: {c: scores.get(c, min(scores.values())) for c in everyone}
+            for path, scores in paths.items()
+        }
+        floor = fuse(paths, Fusion.FLOOR_SUM, weights)
+        filled = fuse(imputed, Fusion.WEIGHTED_SUM, weights)
+        shift = math.fsum(weights[p] * min(s.values()) for p, s in paths.items())
+        assert {c: f.score + shift for c, f in floor.items()} == pytest.approx(_scores(filled))
+
+
+def test_floor_sum_does_not_reward_being_found_by_one_more_path() -> None:
+    # b is found by both paths, a only by dense, at the same normalised strength above the
+    # floors: the weighted sum puts b first, the floor sum ties them (and orders by id).
+    paths = {"dense": {"a": 1.0, "b": 1.0, "x": 0.4}, "bm25": {"b": 0.3, "y": 0.3}}
+
+    assert list(fuse(paths, Fusion.WEIGHTED_SUM))[:2] == ["b", "a"]
+    floor = fuse(paths, Fusion.FLOOR_SUM)
+    assert floor["a"].score == pytest.approx(floor["b"].score)
+    assert list(floor)[:2] == ["a", "b"]
+
+
+def test_floor_sum_equals_the_weighted_sum_on_min_max_scores() -> None:
+    paths = {"dense": {"a": 1.0, "b": 0.0, "c": 0.4}, "bm25": {"b": 1.0, "c": 0.0}}
+
+    assert _scores(fuse(paths, Fusion.FLOOR_SUM)) == _scores(fuse(paths, Fusion.WEIGHTED_SUM))
+
+
 # --- max ---------------------------------------------------------------------------------------
 
 
@@ -299,5 +343,5 @@ def test_fused_scores_cannot_be_modified() -> None:
 
 
 def test_method_values_are_the_configuration_strings() -> None:
-    assert [m.value for m in Fusion] == ["weighted_sum", "max", "mean", "rrf"]
+    assert [m.value for m in Fusion] == ["weighted_sum", "floor_sum", "max", "mean", "rrf"]
     assert _scores(fuse(PATHS, Fusion("rrf"))) == _scores(fuse(PATHS, Fusion.RRF))

@@ -40,14 +40,13 @@ def test_document_paths_need_document_level() -> None:
     assert SearchOptions(query="q", level="document", paths=[PathName.DOC_BM25])
 
 
-def test_feedback_defaults_to_hybrid_document_searches() -> None:
-    assert SearchOptions(query="q", level="document").feedback_documents() == 3
-    assert SearchOptions(query="q").feedback_documents() == 0  # chunk level: off
+def test_feedback_is_off_unless_asked_for() -> None:
+    assert SearchOptions(query="q", level="document").feedback_documents() == 0
+    assert SearchOptions(query="q").feedback_documents() == 0
     assert SearchOptions(query="q", mode=Mode.MULTISIGNAL).feedback_documents() == 0
-    lexical = SearchOptions(query="q", level="document", paths=[PathName.BM25, PathName.DOC_BM25])
-    assert lexical.feedback_documents() == 0  # nothing dense to run again
     assert SearchOptions(query="q", feedback=5).feedback_documents() == 5
-    assert SearchOptions(query="q", level="document", feedback=0).feedback_documents() == 0
+    assert SearchOptions(query="q", level="document", feedback=3).feedback_documents() == 3
+    assert SearchOptions(query="q", level="document", feedback=None).feedback_documents() == 0
 
 
 def test_feedback_needs_a_dense_path() -> None:

@@ -98,3 +98,21 @@ def test_a_search_of_one_tuned_collection_uses_its_weights_unless_it_brings_its_
     assert ranking_for(own, tuned_scope) == ("custom", own)
     dense = SearchOptions(query="q", mode="dense")
     assert ranking_for(dense, tuned_scope) == (DEFAULT_RANKING, dense)
+
+
+@pytest.mark.parametrize(
+    ("request_options", "expected"),
+    [
+        ({"level": "document", "fusion": "floor_sum"}, DEFAULT_RANKING),  # the level's own
+        ({"level": "chunk", "fusion": "weighted_sum"}, DEFAULT_RANKING),
+        ({"level": "document", "fusion": "weighted_sum"}, "custom"),
+        ({"level": "chunk", "fusion": "rrf"}, "custom"),
+        ({"level": "document", "normalisation": "z_score"}, "custom"),
+        ({"level": "document", "normalisation": "l2"}, DEFAULT_RANKING),
+    ],
+)
+def test_a_fusion_or_normalisation_of_ones_own_is_a_custom_ranking(
+    request_options: dict[str, str], expected: str
+) -> None:
+    options = SearchOptions.model_validate({"query": "q", **request_options})
+    assert ranking_for(options, Scope(collections=("wiki",)))[0] == expected

@@ -1,0 +1,66 @@
+"""What the fusion itself costs a document-level search: the engine's ``rank_candidates`` on
+the candidates real searches found (a cache of ``python -m evaluation.tune collect``, every path
+cut to ``k_over``), timed per query for each fusion, in alternating order.
+
+    .venv/bin/python -m benchmarks.fusion_cost benchmarks/out/tune/scifact-train.json.gz
+
+It prints the median and p95 per fusion, the median of the per-query differences against the
+weighted sum, and the candidates per search. No Neo4j is needed: this is the stage between the
+paths' reads and the ranking stages, in Python.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from evaluation.tune import Replay
+from service import Fusion, SearchOptions, rank_candidates
+
+FUSIONS = (Fusion.WEIGHTED_SUM, Fusion.FLOOR_SUM)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m benchmarks.fusion_cost")
+    parser.add_argument("cache", type=Path)
+    parser.add_argument("--k-over", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=5, help="passes over the queries")
+    args = parser.parse_args(argv)
+    replay = Replay.load(args.cache)
+    options = {
+        fusion: SearchOptions(query="x", level="document", fusion=fusion, k_over=args.k_over)
+        for fusion in FUSIONS
+    }
+    found = [
+        {path: rows[: args.k_over] for path, rows in cached.found.items()}
+        for cached in replay.queries.values()
+    ]
+    times: dict[Fusion, list[float]] = {fusion: [] for fusion in FUSIONS}
+    candidates = []
+    for round_number in range(args.rounds):
+        for number, paths in enumerate(found):
+            order = FUSIONS if (number + round_number) % 2 == 0 else FUSIONS[::-1]
+            for fusion in order:
+                started = time.perf_counter()
+                hits = rank_candidates(paths, options[fusion])
+                times[fusion].append((time.perf_counter() - started) * 1000)
+            candidates.append(len(hits))
+    base = np.array(times[Fusion.WEIGHTED_SUM])
+    print(f"{replay.name}: {len(found)} queries x {args.rounds}, k_over {args.k_over}, "
+          f"median {statistics.median(candidates):.0f} documents fused per search")  # fmt: skip
+    for fusion in FUSIONS:
+        values = np.array(times[fusion])
+        print(
+            f"  {fusion:13s} p50 {np.percentile(values, 50):.3f} ms  p95 "
+            f"{np.percentile(values, 95):.3f} ms  per-query Δ vs weighted_sum, median "
+            f"{np.median(values - base):+.3f} ms"
+        )
+
+
+if __name__ == "__main__":
+    main()
