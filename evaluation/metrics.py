@@ -21,8 +21,14 @@ from ir_measures import RR, R, nDCG
 from evaluation.datasets import Qrels
 
 NDCG10 = "NDCG@10"
+RECALL5 = "Recall@5"
+RECALL10 = "Recall@10"
 RECALL100 = "Recall@100"
 MRR10 = "MRR@10"
+# The share of questions with every relevant document in the top 5 / 10: what multi-hop papers
+# report beside passage recall (a question needs all its supporting passages).
+ALL_GOLD5 = "AllGold@5"
+ALL_GOLD10 = "AllGold@10"
 # The share of the top 5 that are systematic reviews / meta-analyses or randomised trials (the
 # source tiers of the expert-blindness audit, docs/audits.md), by the documents' source types.
 TIERS5 = "Tiers@5"
@@ -32,7 +38,11 @@ TIER_DEPTH = 5
 # other part, the "tune" half, and the report gives every measure on both.
 HELD_ASIDE_SHARE = 0.3
 # Our display name → the ir-measures measure (RR@10 is MRR@10 once averaged).
-MEASURES = {NDCG10: nDCG @ 10, RECALL100: R @ 100, MRR10: RR @ 10}
+IR_MEASURES = {
+    NDCG10: nDCG @ 10, RECALL5: R @ 5, RECALL10: R @ 10, RECALL100: R @ 100, MRR10: RR @ 10
+}  # fmt: skip
+ALL_GOLD_DEPTHS = {ALL_GOLD5: 5, ALL_GOLD10: 10}
+MEASURES = (*IR_MEASURES, *ALL_GOLD_DEPTHS)  # every measure a run reports, in table order
 
 PerQuery = dict[str, dict[str, float]]  # measure → query id → value
 
@@ -50,11 +60,25 @@ def per_query(qrels: Qrels, rankings: Mapping[str, Sequence[str]]) -> PerQuery:
     """Every measure for every query of ``qrels``; 0.0 where the condition found nothing."""
     run = run_from_rankings(rankings)
     values: PerQuery = {name: dict.fromkeys(qrels, 0.0) for name in MEASURES}
-    by_measure = {measure: name for name, measure in MEASURES.items()}
-    for metric in ir_measures.iter_calc(list(MEASURES.values()), qrels, run):
+    by_measure = {measure: name for name, measure in IR_MEASURES.items()}
+    for metric in ir_measures.iter_calc(list(IR_MEASURES.values()), qrels, run):
         name = by_measure[metric.measure]
         if metric.query_id in values[name]:
             values[name][metric.query_id] = float(metric.value)
+    for name, depth in ALL_GOLD_DEPTHS.items():
+        values[name] |= all_gold(qrels, rankings, depth)
+    return values
+
+
+def all_gold(qrels: Qrels, rankings: Mapping[str, Sequence[str]], depth: int) -> dict[str, float]:
+    """Per query, 1.0 when every document judged relevant (relevance > 0) is among the first
+    ``depth`` of its ranking (duplicates counted once), else 0.0; 0.0 for a query without a
+    relevant document, which stays in every mean as elsewhere."""
+    values = {}
+    for query_id, judged in qrels.items():
+        gold = {doc for doc, relevance in judged.items() if relevance > 0}
+        top = set(list(dict.fromkeys(rankings.get(query_id, [])))[:depth])
+        values[query_id] = 1.0 if gold and gold <= top else 0.0
     return values
 
 

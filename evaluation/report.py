@@ -9,9 +9,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluation.metrics import (
+    ALL_GOLD5,
+    ALL_GOLD10,
     MEASURES,
     MRR10,
     NDCG10,
+    RECALL5,
+    RECALL10,
     RECALL100,
     TIERS5,
     Paired,
@@ -158,7 +162,7 @@ def markdown(report: EvalReport) -> str:
     for c in report.conditions:
         row = [
             f"`{c.name}`",
-            *(f"{c.metrics[m]:.3f}" for m in MEASURES),
+            *(f"{c.metrics[m]:.3f}" if m in c.metrics else "–" for m in MEASURES),
             *(f"{c.metrics.get(m, 0.0):.3f}" for m in tiers),
             f"{c.half(NDCG10, held=False):.3f}",
             f"{c.half(NDCG10, held=True):.3f}",
@@ -224,7 +228,9 @@ def _notes(report: EvalReport) -> list[str]:
     setup = report.setup
     notes = [
         f"- Metrics by ir-measures {setup.get('ir_measures', '?')} (pytrec_eval): "
-        f"{NDCG10} (graded gains), {RECALL100}, {MRR10}; means over all {report.queries} queries.",
+        f"{NDCG10} (graded gains), {RECALL5}, {RECALL10}, {RECALL100}, {MRR10}; means over "
+        f"all {report.queries} queries. {ALL_GOLD5} / {ALL_GOLD10}: the share of queries with "
+        "every relevant document in the top 5 / 10.",
         "- p: two-sided Wilcoxon signed-rank test on per-query NDCG@10 (scipy; zero differences "
         "dropped).",
         "- Latency: wall clock of one `rank()` call per query, query embedding included, after "
@@ -263,7 +269,7 @@ def write_chart(report: EvalReport, path: Path) -> None:
     import matplotlib.pyplot as plt
 
     names = [c.name for c in report.conditions]
-    measures = list(MEASURES)
+    measures = [NDCG10, RECALL100, MRR10]  # the chart keeps to three
     height = 0.8 / len(measures)
     figure, axes = plt.subplots(figsize=(10, 1.2 + 0.45 * len(names)))
     for offset, measure in enumerate(measures):

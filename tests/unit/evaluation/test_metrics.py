@@ -7,8 +7,12 @@ import math
 import pytest
 
 from evaluation.metrics import (
+    ALL_GOLD5,
+    ALL_GOLD10,
     MRR10,
     NDCG10,
+    RECALL5,
+    RECALL10,
     RECALL100,
     aggregate,
     latency_summary,
@@ -34,6 +38,25 @@ def test_measures_follow_the_given_order_not_the_ids() -> None:
     # Graded gains: the rel-2 document second costs NDCG.
     swapped = per_query(QRELS, {"q1": ["a", "b"]})[NDCG10]["q1"]
     assert swapped == pytest.approx((1 + 2 / math.log2(3)) / (2 + 1 / math.log2(3)))
+
+
+def test_recall_at_5_and_10_and_the_share_with_every_gold_document() -> None:
+    # q1's two relevant documents at ranks 2 and 6; q2's one at rank 1; q3's never found.
+    ranking = ["x", "a", "y", "z", "w", "b"]
+    values = per_query(QRELS, {"q1": ranking, "q2": ["c"], "q3": ["a"]})
+    assert values[RECALL5] == {"q1": 0.5, "q2": 1.0, "q3": 0.0}
+    assert values[RECALL10] == {"q1": 1.0, "q2": 1.0, "q3": 0.0}
+    assert values[ALL_GOLD5] == {"q1": 0.0, "q2": 1.0, "q3": 0.0}
+    assert values[ALL_GOLD10] == {"q1": 1.0, "q2": 1.0, "q3": 0.0}
+    # A document met twice counts once towards the depth: "a" again does not push "b" out.
+    repeated = per_query(QRELS, {"q1": ["a", "a", "a", "a", "b"]})
+    assert repeated[ALL_GOLD5]["q1"] == 1.0
+
+
+def test_all_gold_ignores_documents_judged_not_relevant() -> None:
+    qrels = {"q": {"a": 1, "n": 0}, "empty": {"n": 0}}
+    values = per_query(qrels, {"q": ["a"], "empty": ["n"]})
+    assert values[ALL_GOLD5] == {"q": 1.0, "empty": 0.0}
 
 
 def test_a_query_without_results_counts_as_zero_in_the_mean() -> None:
