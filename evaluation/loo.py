@@ -226,18 +226,20 @@ def report(folds: Sequence[Fold], on_all: Config, replays: Sequence[Replay]) -> 
 
 def slice_cache(path: Path, out: Path, queries: int, depth: int) -> None:
     """A small copy of a cache for tests: its first ``queries`` queries by SHA-256 of their id,
-    each path's first ``depth`` candidates; no query text, vector or document signals (a hybrid
-    replay reads none of them, and the datasets' texts stay in the datasets)."""
+    each path's first ``depth`` candidates; no query text (only as many words), vector or
+    document signals (a hybrid replay reads none of them, and the datasets' texts stay in the
+    datasets)."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         data = json.load(handle)
     kept = sorted(data["queries"], key=lambda q: hashlib.sha256(q.encode()).digest())[:queries]
     sliced = {}
     for query_id in kept:
         cached = data["queries"][query_id]
+        words = len(cached["query"]["text"].split())
         sliced[query_id] = {
             "query": {
                 **cached["query"],
-                "text": query_id,
+                "text": " ".join(["w"] * words),  # as many words (the code share counts them)
                 "fulltext": "",
                 "terms": [],
                 "vector": [],

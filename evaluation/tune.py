@@ -299,7 +299,7 @@ class Replay:
             for path, candidates in cached.found.items()
             if path in ran
         }
-        hits = rank_candidates(found, options)
+        hits = rank_candidates(found, options, query=cached.query)
         if options.mode is Mode.MULTISIGNAL and hits:
             ranking = Ranking(query=cached.query, found=found, hits=hits)
             pool = multisignal_pool(ranking, options)

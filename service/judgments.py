@@ -262,10 +262,10 @@ def _replayed(
     settings = grid()
     rankings: dict[Scales, dict[str, list[str]]] = {scales: {} for scales in settings}
     for query in queries:
-        found = retrieve(context, _options(collection, level, query)).found
+        retrieved = retrieve(context, _options(collection, level, query))
         for scales in settings:
             options = _options(collection, level, query, weights=scales.weights(level), feedback=0)
-            hits = rank_candidates(found, options)
+            hits = rank_candidates(retrieved.found, options, query=retrieved.query)
             documents = dict.fromkeys(local_id(hit.document_id) for hit in hits)
             rankings[scales][query] = list(documents)[:10]
         advance()

@@ -51,7 +51,9 @@ class FusedPriors:
         if options.pagerank_weight > 0:
             signals[PAGERANK_SIGNAL] = _pageranks(run, ranking, options)
             weights[PAGERANK_SIGNAL] = options.pagerank_weight
-        hits = rank_candidates(ranking.found, options, signals=signals, signal_weights=weights)
+        hits = rank_candidates(
+            ranking.found, options, signals=signals, signal_weights=weights, query=ranking.query
+        )
         return replace(ranking, hits=[_with_fd(hit, fd_of, options) for hit in hits])
 
 

@@ -29,6 +29,7 @@ from service.retrieval.feedback import rocchio
 from service.retrieval.fusion import FusedScore, fuse
 from service.retrieval.normalise import Normalisation, normalise
 from service.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath, Reader
+from service.retrieval.query_weights import query_weights
 from service.retrieval.scoring import (
     DocumentSignals,
     SignalWeights,
@@ -157,7 +158,7 @@ def fuse_candidates(retrieved: Retrieved, options: SearchOptions) -> Ranking:
     return Ranking(
         query=retrieved.query,
         found=retrieved.found,
-        hits=rank_candidates(retrieved.found, options),
+        hits=rank_candidates(retrieved.found, options, query=retrieved.query),
     )
 
 
@@ -166,8 +167,12 @@ def rank_candidates(
     options: SearchOptions,
     signals: Mapping[str, Mapping[str, float]] | None = None,
     signal_weights: Mapping[str, float] | None = None,
+    query: AnalyzedQuery | None = None,
 ) -> list[Ranked]:
     """The fused ranking of the paths' candidates (also what the tuning replay calls).
+
+    ``query``, when given, moves the path weights by what it is made of
+    (``query_weights.query_weights``: the dense paths step back for codes).
 
     ``signals`` are more scored lists over the candidates' ids (the priors of
     ``priors.FusedPriors``: FD*, PageRank), normalised and fused like paths with
@@ -182,7 +187,7 @@ def rank_candidates(
         )
         for name, values in (signals or {}).items()
     }
-    fused = _fuse(normalised | extra, options, signal_weights or {})
+    fused = _fuse(normalised | extra, options, signal_weights or {}, query)
     return _rank(fused, keyed, normalised, explain=options.explain)
 
 
@@ -211,12 +216,15 @@ def _fuse(
     normalised: Mapping[str, dict[str, float]],
     options: SearchOptions,
     signal_weights: Mapping[str, float],
+    query: AnalyzedQuery | None,
 ) -> dict[str, FusedScore]:
     """Id → fused score over the paths that take part in the ranking (in multisignal mode BM25
     may have run only for S_text) and the extra signals."""
     ranking = {str(path) for path in options.active_paths()} | set(signal_weights)
     scores = {path: values for path, values in normalised.items() if path in ranking}
-    weights = {str(path): weight for path, weight in options.path_weights().items()}
+    weights = {
+        str(path): weight for path, weight in query_weights(options.path_weights(), query).items()
+    }
     if options.mode in SINGLE_PATH_MODES:  # one path alone keeps its raw score, unweighted
         weights = {str(path): 1.0 for path in options.active_paths()}
     return fuse(scores, options.fusion_method(), weights | dict(signal_weights), options.rrf_k)
@@ -315,7 +323,7 @@ class Feedback:
         return Ranking(
             query=ranking.query,
             found=found,
-            hits=rank_candidates(found, options),
+            hits=rank_candidates(found, options, query=ranking.query),
             feedback_documents=[record["document_id"] for record in records],
         )
 
