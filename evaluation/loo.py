@@ -115,13 +115,18 @@ class Peers:
         return cls(best(SINGLE_PATHS), best(graphrag))
 
 
+# What a user of a split could have had instead of the chosen setting (``Fold.rows`` labels).
+ALTERNATIVES = ("plain hybrid", "single", "graphrag")
+
+
 @dataclass(frozen=True)
 class Fold:
     """One left-out split: the setting chosen without it and what each ranking scores on it."""
 
     split: str
     chosen: Config
-    rows: dict[str, PerQuery]  # ROWS label → per-query NDCG@10 on the split
+    # "chosen", "previous default" or one of ALTERNATIVES → per-query NDCG@10 on the split
+    rows: dict[str, PerQuery]
     names: dict[str, str]  # "single" / "graphrag" → the condition that was best
 
     def mean(self, label: str, held: bool | None = None) -> float:
@@ -131,9 +136,6 @@ class Fold:
         """The best of what a user could have had instead: plain hybrid, best single path,
         best neo4j-graphrag retriever (over the whole split)."""
         return max(self.mean(label) for label in ALTERNATIVES if label in self.rows)
-
-
-ALTERNATIVES = ("plain hybrid", "single", "graphrag")
 
 
 def leave_one_out(

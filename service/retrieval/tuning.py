@@ -139,8 +139,7 @@ def ranking_for(options: SearchOptions, scope: Scope) -> tuple[str, SearchOption
     """The ranking a search uses and the options that carry it: the request's own weights,
     normalisation or fusion (``"custom"``); else, for a hybrid search of one collection that has
     weights of its own, those; else the defaults (``DEFAULT_RANKING``)."""
-    default_fusion = options.model_copy(update={"fusion": None}).fusion_method()
-    own_fusion = options.fusion not in (None, default_fusion)
+    own_fusion = options.fusion not in (None, options.default_fusion())
     if options.weights or own_fusion or options.normalisation is not Normalisation.L2:
         return "custom", options
     own = scope.ranking

@@ -132,8 +132,9 @@ class CollectionRanking(BaseModel):
 # Pseudo-relevance feedback is off unless asked for (`feedback`: how many top documents move the
 # query vector, by `feedback_weight` of their centroid). It was on for hybrid searches of
 # documents, chosen on SciFact and NFCorpus; with the document defaults chosen on five corpora it
-# lost NDCG@10 on four of them (MuSiQue -0.019, NFCorpus alone gaining +0.005: docs/benchmarks.md,
-# "A default for every corpus") and cost a second dense round.
+# lost NDCG@10 on three of them (MuSiQue -0.019) and gained on the two whose questions have many
+# relevant documents (NFCorpus, SciFact: +0.005), for a second dense round (docs/benchmarks.md,
+# "A default for every corpus").
 DEFAULT_FEEDBACK_WEIGHT = 0.3
 DENSE_PATH_NAMES = frozenset({PathName.DENSE, PathName.DOC_DENSE})
 
@@ -516,10 +517,12 @@ class SearchOptions(BaseModel):
         return self.feedback or 0
 
     def fusion_method(self) -> Fusion:
-        """The fusion asked for, else the level's default (``DEFAULT_DOCUMENT_FUSION`` for a
-        hybrid search of documents, where it was chosen; the weighted sum elsewhere)."""
-        if self.fusion is not None:
-            return self.fusion
+        """The fusion asked for, else ``default_fusion()``."""
+        return self.fusion if self.fusion is not None else self.default_fusion()
+
+    def default_fusion(self) -> Fusion:
+        """``DEFAULT_DOCUMENT_FUSION`` for a hybrid search of documents, where it was chosen;
+        the weighted sum elsewhere."""
         document = self.mode is Mode.HYBRID and self.level == "document"
         return DEFAULT_DOCUMENT_FUSION if document else Fusion.WEIGHTED_SUM
 
