@@ -29,7 +29,7 @@ from pathlib import Path
 from rich.console import Console
 
 from evaluation.datasets import BeirSplit, Qrels, load_split
-from evaluation.metrics import NDCG10, TIERS5, held_aside, mean, per_query, tier_share
+from evaluation.metrics import NDCG10, TIERS5, held_aside, mean, part_mean, per_query, tier_share
 from evaluation.run import EVAL_COLLECTION, EvalConfig, EvalError, eval_server
 from service import (
     FdScore,
@@ -112,11 +112,10 @@ def measure(
 ) -> Measured:
     ndcg = per_query(qrels, rankings)[NDCG10]
     tiers = tier_share(rankings, source_types)
-
-    def part(values: Mapping[str, float], held: bool) -> float:
-        return mean({q: v for q, v in values.items() if held_aside(q) == held})
-
-    return Measured(part(ndcg, False), part(ndcg, True), part(tiers, False), part(tiers, True))
+    return Measured(
+        part_mean(ndcg, False), part_mean(ndcg, True), part_mean(tiers, False),
+        part_mean(tiers, True),
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import itertools
 import json
 import math
@@ -32,7 +31,7 @@ from pathlib import Path
 from rich.console import Console
 
 from evaluation import conditions as conds
-from evaluation.metrics import NDCG10, held_aside
+from evaluation.metrics import NDCG10, part_mean
 from evaluation.run import Heartbeat
 from evaluation.tune import ALL_PATHS, Config, Replay
 from service import Fusion, Normalisation, PathName, Settings
@@ -70,12 +69,6 @@ def candidates() -> list[Config]:
         )  # fmt: skip
         settings.append(Config(ALL_PATHS, Normalisation.L2, fusion, weights))
     return settings
-
-
-def part_mean(values: PerQuery, held: bool | None = None) -> float:
-    """Mean over the split's queries (``held`` None), its tune part or its held part."""
-    chosen = [v for q, v in values.items() if held is None or held_aside(q) == held]
-    return math.fsum(chosen) / len(chosen) if chosen else 0.0
 
 
 def choose(scores: Mapping[Config, Mapping[str, PerQuery]], splits: Iterable[str]) -> Config:
@@ -138,19 +131,30 @@ class Fold:
         return max(self.mean(label) for label in ALTERNATIVES if label in self.rows)
 
 
+@dataclass(frozen=True)
+class Study:
+    """Every fold, the setting chosen on the tune parts of all the splits, and what each setting
+    (and the previous default) scored per split, for the report."""
+
+    folds: list[Fold]
+    on_all: Config
+    scores: dict[Config, dict[str, PerQuery]]  # setting → split → per-query NDCG@10
+    previous: dict[str, PerQuery]  # split → the previous default's per-query NDCG@10
+
+
 def leave_one_out(
     replays: Sequence[Replay],
     peers: Mapping[str, Peers],
     settings: Sequence[Config],
     console: Console,
-) -> tuple[list[Fold], Config]:
-    """Every fold, and the setting chosen on the tune parts of all the splits."""
+) -> Study:
+    """Every setting replayed once on every split, then every fold chosen from those scores."""
     heartbeat = Heartbeat(console)
     scores: dict[Config, dict[str, PerQuery]] = {}
     for number, config in enumerate(settings, start=1):
         scores[config] = {r.name: r.evaluate(config)[NDCG10] for r in replays}
         heartbeat(f"loo: setting {number}/{len(settings)}")
-    previous = {r.name: r.evaluate(PREVIOUS_DEFAULT)[NDCG10] for r in replays}
+    previous: dict[str, PerQuery] = {r.name: r.evaluate(PREVIOUS_DEFAULT)[NDCG10] for r in replays}
     folds = []
     for replay in replays:
         chosen = choose(scores, (r.name for r in replays if r is not replay))
@@ -165,7 +169,7 @@ def leave_one_out(
             if peer is not None:
                 names[label], rows[label] = peer
         folds.append(Fold(replay.name, chosen, rows, names))
-    return folds, choose(scores, (r.name for r in replays))
+    return Study(folds, choose(scores, (r.name for r in replays)), scores, previous)
 
 
 def most_chosen(folds: Sequence[Fold], on_all: Config) -> Config:
@@ -185,7 +189,8 @@ def setting_text(config: Config) -> str:
     )
 
 
-def report(folds: Sequence[Fold], on_all: Config, replays: Sequence[Replay]) -> str:
+def report(study: Study) -> str:
+    folds = study.folds
     lines = [
         "| left out | chosen on the others | NDCG@10 (held) | previous default | plain hybrid "
         "| best single path | best neo4j-graphrag | Δ best other |",
@@ -210,30 +215,35 @@ def report(folds: Sequence[Fold], on_all: Config, replays: Sequence[Replay]) -> 
         f"above the best other: {sum(f.mean('chosen') >= f.bar() for f in folds)}/{len(folds)}."
     )
     lines.append("")
-    chosen = {"on all tune parts": on_all, "most folds": most_chosen(folds, on_all)}
+    chosen = {
+        "on all tune parts": study.on_all,
+        "most folds": most_chosen(folds, study.on_all),
+    }
     for label, config in chosen.items():
         lines.append(f"Chosen {label}: {setting_text(config)}.")
     lines.append("")
     lines.append("| split | " + " | ".join(f"{label}: tune / held" for label in chosen)
                  + " | previous default: tune / held |")  # fmt: skip
     lines.append("|---|" + "---:|" * (len(chosen) + 1))
-    for replay in replays:
-        cells = []
-        for config in [*chosen.values(), PREVIOUS_DEFAULT]:
-            values = replay.evaluate(config)[NDCG10]
-            cells.append(f"{part_mean(values, False):.4f} / {part_mean(values, True):.4f}")
-        lines.append(f"| {replay.name} | " + " | ".join(cells) + " |")
+    for split in study.previous:
+        scored = [*(study.scores[config][split] for config in chosen.values())]
+        cells = [
+            f"{part_mean(values, False):.4f} / {part_mean(values, True):.4f}"
+            for values in [*scored, study.previous[split]]
+        ]
+        lines.append(f"| {split} | " + " | ".join(cells) + " |")
     return "\n".join(lines) + "\n"
 
 
 def slice_cache(path: Path, out: Path, queries: int, depth: int) -> None:
-    """A small copy of a cache for tests: its first ``queries`` queries by SHA-256 of their id,
+    """A small copy of a cache for tests: its first ``queries`` queries by id (from both parts),
     each path's first ``depth`` candidates; no query text (only as many words), vector or
     document signals (a hybrid replay reads none of them, and the datasets' texts stay in the
     datasets)."""
     with gzip.open(path, "rt", encoding="utf-8") as handle:
         data = json.load(handle)
-    kept = sorted(data["queries"], key=lambda q: hashlib.sha256(q.encode()).digest())[:queries]
+    # By id, not by its hash: the held-aside part is the hashes that sort first.
+    kept = sorted(data["queries"])[:queries]
     sliced = {}
     for query_id in kept:
         cached = data["queries"][query_id]
@@ -278,8 +288,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     replays = [Replay.load(path) for path in args.caches]
     results = args.results or Settings().data_dir / "eval"
     peers = {r.name: Peers.load(results / r.name / "results.json") for r in replays}
-    folds, on_all = leave_one_out(replays, peers, candidates(), console)
-    markdown = report(folds, on_all, replays)
+    markdown = report(leave_one_out(replays, peers, candidates(), console))
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         args.out.write_text(markdown)

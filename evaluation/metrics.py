@@ -106,6 +106,12 @@ def mean(values: Mapping[str, float]) -> float:
     return math.fsum(values.values()) / len(values) if values else 0.0
 
 
+def part_mean(values: Mapping[str, float], held: bool | None = None) -> float:
+    """The mean over every query (``held`` None), over the tune part (False) or over the
+    held-aside part (True, ``held_aside``)."""
+    return mean({q: v for q, v in values.items() if held is None or held_aside(q) == held})
+
+
 def aggregate(values: PerQuery) -> dict[str, float]:
     """The mean of each measure over the queries."""
     return {name: mean(by_query) for name, by_query in values.items()}

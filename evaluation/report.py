@@ -19,8 +19,7 @@ from evaluation.metrics import (
     RECALL100,
     TIERS5,
     Paired,
-    held_aside,
-    mean,
+    part_mean,
     wilcoxon,
 )
 
@@ -46,8 +45,7 @@ class ConditionResult:
 
     def half(self, measure: str, held: bool) -> float:
         """The mean of ``measure`` over the tune half (``held`` False) or the held-aside part."""
-        values = self.per_query.get(measure, {})
-        return mean({q: v for q, v in values.items() if held_aside(q) == held})
+        return part_mean(self.per_query.get(measure, {}), held)
 
 
 @dataclass

@@ -116,7 +116,11 @@ def fuse(
                 )
 
     ranks_by_path = {path: _ranks(scores) for path, scores in paths.items()}
-    floors = {path: min(scores.values(), default=0.0) for path, scores in paths.items()}
+    floors = (
+        {path: min(scores.values(), default=0.0) for path, scores in paths.items()}
+        if method is Fusion.FLOOR_SUM
+        else {}
+    )
     found: dict[str, list[str]] = {}  # candidate → the paths that found it, in path order
     for path, scores in paths.items():
         for candidate in scores:

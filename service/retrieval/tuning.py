@@ -17,9 +17,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from service.retrieval.fd_read import Level
-from service.retrieval.normalise import Normalisation
 from service.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
+    DEFAULT_NORMALISATION,
     DEFAULT_RANKING,
     DOCUMENT_PATH_WEIGHTS,
     PathName,
@@ -140,7 +140,7 @@ def ranking_for(options: SearchOptions, scope: Scope) -> tuple[str, SearchOption
     normalisation or fusion (``"custom"``); else, for a hybrid search of one collection that has
     weights of its own, those; else the defaults (``DEFAULT_RANKING``)."""
     own_fusion = options.fusion not in (None, options.default_fusion())
-    if options.weights or own_fusion or options.normalisation is not Normalisation.L2:
+    if options.weights or own_fusion or options.normalisation is not DEFAULT_NORMALISATION:
         return "custom", options
     own = scope.ranking
     if own is None or options.mode != "hybrid":

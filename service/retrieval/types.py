@@ -88,6 +88,9 @@ DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.ENTITY: 0.05,
 }
 
+# Every level normalises each path's scores by their L2 norm unless a request says otherwise.
+DEFAULT_NORMALISATION = Normalisation.L2
+
 # A hybrid search of documents fuses with FLOOR_SUM (service.retrieval.fusion): a path that did
 # not find a document counts as its weakest candidate, not as 0, so a small path (TF-IDF, a
 # lexical path on a corpus where words say little) cannot lift a document just by finding it.
@@ -380,7 +383,7 @@ class SearchOptions(BaseModel):
         default=None,
         description="Paths fused in hybrid and multisignal modes, at least one; default: all.",
     )
-    normalisation: Normalisation = Normalisation.L2
+    normalisation: Normalisation = DEFAULT_NORMALISATION
     fusion: Fusion | None = Field(
         None,
         description="How the paths' normalised scores combine. Default: floor_sum for hybrid "
