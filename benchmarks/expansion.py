@@ -1,22 +1,25 @@
-"""Hyperlink expansion, flat against expanded, on a BEIR multi-hop split (HotpotQA dev500).
+"""Expansion along links and entity bridges against the flat hybrid, on a BEIR multi-hop split
+(HotpotQA dev500, MuSiQue dev).
 
 Not a timed test: run it by hand after ``anchorgraph eval`` has ingested the split with
 ``--link-titles`` (it reuses that evaluation Neo4j and its graph, and ingests nothing)::
 
-    .venv/bin/anchorgraph eval --dataset ../shared/datasets/hotpotqa_dev500 --split dev \\
-        --conditions hybrid --no-entities --link-titles --keep-server
+    .venv/bin/anchorgraph eval --dataset ../shared/datasets/musique_dev --split dev \\
+        --conditions hybrid --link-titles --keep-server
     .venv/bin/python -m benchmarks.expansion \\
-        --dataset ../shared/datasets/hotpotqa_dev500 --split dev
+        --dataset ../shared/datasets/musique_dev --split dev [--walk]
 
-Every question is searched twice through ``service.search`` at document level, k = 100: the
-default hybrid, and the same with ``expand`` and ``expand_rank`` (supporting documents ranked by
-their inherited score). Printed per condition and on the two halves of the questions (a fixed
-hash of the id: ``evaluation.metrics.held_aside``, the 30 % part never used to choose anything):
-NDCG@10, Recall@10, Recall@100 and the share of questions with *all* their gold passages in the
-top 10 and the top 100, with Wilcoxon p (expanded against flat, per question); the expansion
-stage's own time (p50, p95) and each condition's whole search time; and tokens: what the
-expanded answers return against the linked documents' whole text (parent windows) and against
-no expansion, over the top 10.
+Every question is searched through ``service.search`` at document level, k = 100, once per
+condition: the default hybrid (flat), ``+expand`` (links), ``+bridge`` (entity bridges),
+``+expand+bridge``, each with ``expand_rank`` (supporting documents ranked by their score);
+with ``--walk`` also the flat hybrid and ``+expand+bridge`` with the Personalized PageRank prior
+(``walk_weight``). Printed per condition and on the two parts of the questions (a fixed hash of
+the id: ``evaluation.metrics.held_aside``, the 30 % part never used to choose anything):
+NDCG@10, Recall@5, Recall@10, Recall@100 and the share of questions with *all* their gold
+passages in the top 5, 10 and 100, with Wilcoxon p against flat (per question); each
+condition's search time and the expand and priors stages' own times (p50, p95); and tokens:
+what the ``+expand+bridge`` answers return against the reached documents' whole text (parent
+windows) and against no expansion, over the top 10.
 """
 
 from __future__ import annotations
@@ -37,6 +40,20 @@ from evaluation.run import EvalConfig, eval_server
 from service import SchemaMode, SearchOptions, open_runtime, search
 
 K = 100
+RANKED = {"expand_rank": True}
+CONDITIONS: dict[str, dict[str, Any]] = {
+    "flat": {},
+    "+expand": {"expand": True, **RANKED},
+    "+bridge": {"bridge": True, **RANKED},
+    "+expand+bridge": {"expand": True, "bridge": True, **RANKED},
+}
+# The walk's weight where it is measured (service.retrieval.walk; docs/benchmarks.md).
+WALK_WEIGHT = 0.4
+WALK_CONDITIONS: dict[str, dict[str, Any]] = {
+    "+walk": {"walk_weight": WALK_WEIGHT},
+    "+walk+expand+bridge": {"walk_weight": WALK_WEIGHT, **CONDITIONS["+expand+bridge"]},
+}
+STAGES = ("expand", "priors")
 Rankings = Mapping[str, Sequence[str]]
 
 
@@ -65,60 +82,77 @@ def percentile(values: Sequence[float], q: float) -> float:
     return float(np.percentile(np.asarray(values, dtype=np.float64), q)) if values else 0.0
 
 
-def run(dataset: Path, split_name: str) -> dict[str, Any]:
+def run(
+    dataset: Path, split_name: str, *, walk: bool = False, neo4j_home: Path | None = None
+) -> dict[str, Any]:
     split = load_split(dataset, split_name)
-    config = EvalConfig(dataset=dataset, split=split_name, keep_server=True)
+    config = EvalConfig(dataset=dataset, split=split_name, keep_server=True, neo4j_home=neo4j_home)
     from rich.console import Console
 
     console = Console(stderr=True)
-    measures: dict[str, dict[str, dict[str, float]]] = {}
-    latency: dict[str, list[float]] = {"flat": [], "expanded": [], "expand stage": []}
+    conditions = CONDITIONS | (WALK_CONDITIONS if walk else {})
+    latency: dict[str, list[float]] = {name: [] for name in conditions}
+    latency |= {f"{stage} stage ({name})": [] for name in conditions for stage in STAGES}
     tokens = {"returned": 0, "without_expansion": 0, "parent_windows": 0}
+    rankings: dict[str, dict[str, list[str]]] = {name: {} for name in conditions}
     with (
         eval_server(config, split.name, console) as (settings, _ours),
         open_runtime(settings, schema=SchemaMode.VERIFY) as runtime,
     ):
-        rankings: dict[str, dict[str, list[str]]] = {"flat": {}, "expanded": {}}
+        search(runtime.search, SearchOptions(query="warm up", level="document", k=K))
         for query in split.queries:
-            for name, extra in (("flat", {}), ("expanded", {"expand": True, "expand_rank": True})):
+            for name, extra in conditions.items():
                 options = SearchOptions(query=query.text, level="document", k=K, **extra)
                 clock = time.perf_counter()
                 result = search(runtime.search, options)
                 latency[name].append((time.perf_counter() - clock) * 1000)
                 rankings[name][query.id] = [hit.document_id for hit in result.hits]
-                if name == "expanded":
-                    latency["expand stage"] += [t.ms for t in result.timings if t.stage == "expand"]
-                    top10 = search(
-                        runtime.search,
-                        SearchOptions(query=query.text, level="document", k=10, expand=True),
-                    ).tokens
-                    if top10 is not None:
-                        for key in tokens:
-                            tokens[key] += getattr(top10, key)
+                for timing in result.timings:
+                    if timing.stage in STAGES:
+                        latency[f"{timing.stage} stage ({name})"].append(timing.ms)
+            both = CONDITIONS["+expand+bridge"] | {"expand_rank": False}
+            top10 = search(
+                runtime.search, SearchOptions(query=query.text, level="document", k=10, **both)
+            ).tokens
+            if top10 is not None:
+                for key in tokens:
+                    tokens[key] += getattr(top10, key)
+    measures: dict[str, dict[str, dict[str, float]]] = {}
     for name, ranked in rankings.items():
         ndcg = per_query(split.qrels, ranked)
         measures[name] = {
             "NDCG@10": ndcg["NDCG@10"],
+            "Recall@5": recall_at(ranked, split, 5),
             "Recall@10": recall_at(ranked, split, 10),
             "Recall@100": recall_at(ranked, split, 100),
+            "all-gold@5": all_gold(ranked, split, 5),
             "all-gold@10": all_gold(ranked, split, 10),
             "all-gold@100": all_gold(ranked, split, 100),
         }
-    report: dict[str, Any] = {"questions": len(split.queries), "measures": {}, "p": {}}
+    report: dict[str, Any] = {
+        "questions": len(split.queries),
+        "conditions": list(conditions),
+        "measures": {},
+        "p": {},
+    }
     for measure in measures["flat"]:
-        flat, expanded = measures["flat"][measure], measures["expanded"][measure]
         report["measures"][measure] = {
             name: {
-                "all": mean(values),
-                "tune": mean({q: v for q, v in values.items() if not held_aside(q)}),
-                "held": mean({q: v for q, v in values.items() if held_aside(q)}),
+                "all": mean(values[measure]),
+                "tune": mean({q: v for q, v in values[measure].items() if not held_aside(q)}),
+                "held": mean({q: v for q, v in values[measure].items() if held_aside(q)}),
             }
-            for name, values in (("flat", flat), ("expanded", expanded))
+            for name, values in measures.items()
         }
-        report["p"][measure] = wilcoxon("expanded", "flat", expanded, flat).p_value
+        report["p"][measure] = {
+            name: wilcoxon(name, "flat", values[measure], measures["flat"][measure]).p_value
+            for name, values in measures.items()
+            if name != "flat"
+        }
     report["latency_ms"] = {
         name: {"p50": percentile(values, 50), "p95": percentile(values, 95)}
         for name, values in latency.items()
+        if values
     }
     report["tokens_top10"] = tokens
     if tokens["parent_windows"]:
@@ -129,21 +163,24 @@ def run(dataset: Path, split_name: str) -> dict[str, Any]:
 
 
 def print_report(report: Mapping[str, Any]) -> None:
+    names = report["conditions"]
     print(f"{report['questions']} questions, k = {K}, document level")
-    print(f"{'measure':<14} {'flat':>22} {'expanded':>22}   p (Wilcoxon)")
+    print(f"{'measure':<13}" + "".join(f"{name:>24}" for name in names))
     for measure, values in report["measures"].items():
         cells = [
-            f"{v['all']:.4f} ({v['tune']:.3f}/{v['held']:.3f})"
-            for v in (values["flat"], values["expanded"])
+            f"{values[n]['all']:.4f} ({values[n]['tune']:.3f}/{values[n]['held']:.3f})"
+            for n in names
         ]
-        print(f"{measure:<14} {cells[0]:>22} {cells[1]:>22}   {report['p'][measure]:.2g}")
-    print("(all queries, then tune / held-aside parts)")
+        print(f"{measure:<13}" + "".join(f"{cell:>24}" for cell in cells))
+        p = report["p"][measure]
+        print(f"{'  p vs flat':<13}{'':>24}" + "".join(f"{p[n]:>24.2g}" for n in names[1:]))
+    print("(all queries, then tune / held-aside parts; p: Wilcoxon signed-rank, per question)")
     for name, values in report["latency_ms"].items():
-        print(f"latency {name:<14} p50 {values['p50']:.2f} ms  p95 {values['p95']:.2f} ms")
+        print(f"latency {name:<32} p50 {values['p50']:7.2f} ms  p95 {values['p95']:7.2f} ms")
     t = report["tokens_top10"]
     print(
-        f"tokens, top 10: {t['returned']} returned, {t['without_expansion']} without expansion, "
-        f"{t['parent_windows']} with parent windows"
+        f"tokens, top 10 (+expand+bridge): {t['returned']} returned, {t['without_expansion']} "
+        f"without expansion, {t['parent_windows']} with parent windows"
         + (
             f" ({t['fewer_than_parent_windows']:.1%} fewer)"
             if "fewer_than_parent_windows" in t
@@ -157,8 +194,12 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", type=Path, required=True)
     parser.add_argument("--split", default="dev")
+    parser.add_argument("--walk", action="store_true", help="Also the walk conditions.")
+    parser.add_argument(
+        "--neo4j-home", type=Path, default=None, help="The evaluation Neo4j's home, as eval's."
+    )
     args = parser.parse_args(argv)
-    print_report(run(args.dataset, args.split))
+    print_report(run(args.dataset, args.split, walk=args.walk, neo4j_home=args.neo4j_home))
     return 0
 
 

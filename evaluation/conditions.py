@@ -70,9 +70,14 @@ class ConditionName(StrEnum):
     FD_RERANK = "fd-rerank"
     HYBRID_FD = "hybrid+fd"
     HYBRID_FD_RERANK = "hybrid+fd-rerank"
-    # ours: the hyperlink expansion, its supporting documents ranked (expand_rank)
+    # ours: the expansion along links, entity bridges or both, its supporting documents ranked
+    # (expand_rank)
     HYBRID_EXPAND = "hybrid+expand"
     COSINE_EXPAND = "cosine+expand"
+    HYBRID_BRIDGE = "hybrid+bridge"
+    HYBRID_EXPAND_BRIDGE = "hybrid+expand+bridge"
+    HYBRID_WALK = "hybrid+walk"  # Personalized PageRank fused as a prior
+    HYBRID_WALK_EXPAND_BRIDGE = "hybrid+walk+expand+bridge"
     # ours: the hybrid with each normalisation × fusion, and RRF
     HYBRID_MIN_MAX_WEIGHTED_SUM = "hybrid:min_max:weighted_sum"
     HYBRID_MIN_MAX_MAX = "hybrid:min_max:max"
@@ -240,13 +245,20 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             options[key] = dict(_pairs(value))
         elif key in {"k_over", "rrf_k", "feedback", "fd_pool"}:
             options[key] = int(value)
-        elif key in {"threshold", "feedback_weight", "fd_lambda", "fd_weight", "pagerank_weight"}:
+        elif key in {
+            "threshold",
+            "feedback_weight",
+            "fd_lambda",
+            "fd_weight",
+            "pagerank_weight",
+            "walk_weight",
+        }:
             options[key] = float(value)
-        elif key in {"fd_rerank", "expand", "expand_rank"}:
+        elif key in {"fd_rerank", "expand", "expand_rank", "bridge"}:
             options[key] = _flag(value)
-        elif key in {"expand_depth", "expand_per_hit", "expand_tokens"}:
+        elif key in {"expand_depth", "expand_per_hit", "expand_tokens", "bridge_max_mentions"}:
             options[key] = int(value)
-        elif key in {"expand_threshold", "expand_decay", "expand_fd_weight"}:
+        elif key in {"expand_threshold", "expand_decay", "expand_fd_weight", "expand_query_weight"}:
             options[key] = float(value)
         elif key == "mode":
             options[key] = Mode(value)
@@ -329,6 +341,23 @@ register(ConditionName.HYBRID_EXPAND, Group.OURS)(
 )
 register(ConditionName.COSINE_EXPAND, Group.OURS)(
     _ours(ConditionName.COSINE_EXPAND, {"mode": Mode.DENSE, **_EXPAND})
+)
+register(ConditionName.HYBRID_BRIDGE, Group.OURS)(
+    _ours(ConditionName.HYBRID_BRIDGE, {"mode": Mode.HYBRID, "bridge": True, "expand_rank": True})
+)
+register(ConditionName.HYBRID_EXPAND_BRIDGE, Group.OURS)(
+    _ours(ConditionName.HYBRID_EXPAND_BRIDGE, {"mode": Mode.HYBRID, "bridge": True, **_EXPAND})
+)
+# The walk's weight as a prior of the fusion (Personalized PageRank, service.retrieval.walk).
+WALK_WEIGHT = 0.1
+register(ConditionName.HYBRID_WALK, Group.OURS)(
+    _ours(ConditionName.HYBRID_WALK, {"mode": Mode.HYBRID, "walk_weight": WALK_WEIGHT})
+)
+register(ConditionName.HYBRID_WALK_EXPAND_BRIDGE, Group.OURS)(
+    _ours(
+        ConditionName.HYBRID_WALK_EXPAND_BRIDGE,
+        {"mode": Mode.HYBRID, "walk_weight": WALK_WEIGHT, "bridge": True, **_EXPAND},
+    )
 )
 for _norm in (Normalisation.MIN_MAX, Normalisation.L2, Normalisation.Z_SCORE):
     for _fusion in (Fusion.WEIGHTED_SUM, Fusion.MAX, Fusion.MEAN):

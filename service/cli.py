@@ -575,7 +575,16 @@ def search_command(
         bool,
         typer.Option(help="Follow the hits' hyperlinks and attach the chunks they validate."),
     ] = False,
-    expand_depth: Annotated[int, typer.Option(help="Links followed from a hit, at most.")] = 2,
+    bridge: Annotated[
+        bool,
+        typer.Option(
+            help="Also hop through specific entities the hits' chunks mention, to other "
+            "documents' chunks mentioning them."
+        ),
+    ] = False,
+    expand_depth: Annotated[
+        int, typer.Option(help="Hops (links, entity bridges) followed from a hit, at most.")
+    ] = 2,
     explain: Annotated[
         bool, typer.Option(help="Show each path's raw and normalised score and share.")
     ] = False,
@@ -613,6 +622,7 @@ def search_command(
             fd_pool=fd_pool,
             fd_weight=fd_weight,
             expand=expand,
+            bridge=bridge,
             expand_depth=expand_depth,
             filters=Filters(folders=folder or [], tags=tag or []),
             explain=explain or as_json,
@@ -703,7 +713,7 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
             cell += "\n" + escape(_fd_line(hit.fd))
         fd = "" if hit.fd is None or hit.fd.fd_star is None else f"{hit.fd.fd_star:+.2f}"
         for s in hit.supporting:
-            path = " → ".join(f"“{escape(step.anchor_text)}”" for step in s.path)
+            path = " → ".join(escape(step.described()) for step in s.path)
             cell += f"\n  ↳ {escape(s.document_id)} via {path} ({s.score:.3f})"
         document = (
             hit.citation()

@@ -58,11 +58,9 @@ def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
 
 def context_text(hit: Hit) -> str:
     """The text an LLM reads for a hit: its title and chunk, then each supporting chunk with
-    the link that led to it."""
+    the hop that led to it."""
     parts = [f"{hit.title}\n{hit.text}" if hit.title else hit.text]
     for support in hit.supporting:
-        anchor = support.path[-1].anchor_text if support.path else ""
-        parts.append(
-            f"[linked as '{anchor}' → {support.title or support.document_id}]\n{support.text}"
-        )
+        hop = support.path[-1].described() if support.path else ""
+        parts.append(f"[{hop} → {support.title or support.document_id}]\n{support.text}")
     return "\n\n".join(parts)

@@ -79,7 +79,8 @@ class Query(StrEnum):
     AUDIT_SAMPLE_CHUNKS = "audit/sample_chunks"
     AUDIT_DOCUMENT_COSINES = "audit/document_cosines"
     # expand: the hyperlink expansion (service/retrieval/expansion.py)
-    EXPAND_LINKS = "expand/links_reached"
+    EXPAND_REACHED = "expand/reached"
+    WALK_NEIGHBOURHOOD = "walk/neighbourhood"
     # links: the title-link pass over an existing graph (loaders/title_pass.py)
     TITLE_PASS_DOCUMENTS = "links/title_pass_documents"
     DELETE_TITLE_LINKS = "links/delete_title_links"

@@ -1,51 +1,77 @@
-"""Hyperlink expansion (docs/design.md §4), the second pass of a search: after the ranking,
-follow the top hits' links to the chunks they name, keep those the anchor context validates,
-and attach them to their hit.
+"""Expansion along the graph (docs/design.md §4), the second pass of a search: after the
+ranking, follow the top hits' hops to the chunks they reach, keep those their context validates,
+and attach them to their hit. Two kinds of hop, read together:
 
-From each hit's chunk the ``LINKS_TO`` links are followed depth-first, up to ``expand_depth``
-links away, with **one visited registry for the whole answer**: each chunk is integrated once, by
-the first hit (in rank order) that reaches it, so cycles (A → B → A) end by themselves and no
-two hits carry the same supporting chunk. A link lands on the chunk it names (a fragment link
-on its heading's chunk) or, when it names a whole document, on that document's chunk closest to
-the anchor context; it is kept only when its *validation*, 2·cos − 1 between that chunk and the
-anchor context (the anchor text's sentence, embedded at ingest), reaches ``expand_threshold``
-(0.2). Budgets bound the answer: ``expand_per_hit`` supporting chunks per hit and
-``expand_tokens`` in all.
+* **links** (``expand``): a ``LINKS_TO`` link lands on the chunk it names (a fragment link on its
+  heading's chunk) or, when it names a whole document, on that document's chunk closest to the
+  anchor context; its *validation* is 2·cos − 1 between that chunk and the anchor context (the
+  anchor text's sentence, embedded at ingest).
+* **entity bridges** (``bridge``): an entity the chunk mentions leads to another document's chunk
+  that mentions it too, where no link leads. Only *specific* entities bridge: at most
+  ``bridge_max_mentions`` chunks, and at most √N of the collection's N, mention them
+  (``mention_bound``: a person, a work, a place named in a few passages; "United States" in
+  hundreds never bridges), and a bridge passes on less the more chunks name its entity
+  (``bridge_weight``). The bridge's validation is 2·cos − 1
+  between the landing chunk and the chunk the bridge leaves, the context the entity was named
+  in. Of several entities joining the same two chunks, the most specific names the hop.
 
-A supporting chunk that passed validation inherits (``inherited_score``)::
+From each hit's chunk the hops are followed depth-first, up to ``expand_depth`` hops away
+(links and bridges mixed), with **one visited registry for the whole answer**: each chunk is
+integrated once, by the first hit (in rank order) that reaches it, so cycles (A → B → A) end by
+themselves and no two hits carry the same supporting chunk. A hop is kept only when its
+validation reaches ``expand_threshold`` (0.2). Budgets bound the answer: ``expand_per_hit``
+supporting chunks per hit and ``expand_tokens`` in all.
 
-    s(child) = s(parent) × (1 − w + w·FD*_rescaled(anchor)) × γ
+A supporting chunk's score (``supporting_score``) combines what it inherits with its own
+similarity to the question::
 
-where the parent is the hit (or the supporting chunk one hop nearer), ``anchor`` the chunk
-holding the link, FD*_rescaled ∈ [0, 1] its factual density (``service.factual_density``),
-w = ``expand_fd_weight`` (0.25) and γ = ``expand_decay`` (0.95) per hop, so a chunk ``h`` links
-away keeps at most γ^h of its hit's score. The anchor weight ``1 − w + w·FD*_rescaled`` is
-increasing in FD* (for w > 0) and never below 1 − w: a link from a dense, well-sourced passage
-is trusted more, but a sparse one still leads somewhere (factual density as the
-anchor node's weight). The validation decides *whether* a chunk is kept, not how much it
-inherits: multiplying the score by the cosine ranked second-hop passages lower.
+    s(child) = s(parent) × (1 − w + w·FD*_rescaled(anchor)) × γ × (1 − β + β·q(child))
 
-How these were chosen, on the tune part of HotpotQA dev500 only (the fixed 70 %,
+where the parent is the hit (or the supporting chunk one hop nearer), ``anchor`` the chunk the
+hop leaves, FD*_rescaled ∈ [0, 1] its factual density (``service.factual_density``),
+w = ``expand_fd_weight`` (0.25), γ = ``expand_decay`` (0.95) per hop, q(child) = (1 + cos)/2 ∈
+[0, 1] of the child's chunk and the query vector (Neo4j's ``vector.similarity.cosine``) and
+β = ``expand_query_weight``. Each factor is
+non-decreasing in its part (strictly, for w, β > 0): a hop from a dense, well-sourced passage is
+trusted more, a sparse one still leads somewhere (factual density as the anchor node's
+weight), and of two chunks a hop reaches, the one closer to the question scores higher. The
+validation decides *whether* a chunk is kept, not how much it inherits: multiplying the score
+by the validation ranked second-hop passages lower.
+
+How the link defaults were chosen, on the tune part of HotpotQA dev500 only (the fixed 70 %,
 ``evaluation.metrics.held_aside``; docs/benchmarks.md has the tables): gated beats × cos
 (0.865 against 0.843–0.847, flat 0.843); then, with the gate, threshold 0.2 beats 0.3–0.5
 (0.867 against 0.865, 0.857, 0.850; every value below 0.2 ties it) and w = 0.25 with γ = 0.95
 (0.871) is the largest FD* weight within 0.001 of the best (w = 0.1, 0.871; w = 0.5 gives 0.869).
 
-The database is read once for the whole answer, whatever the depth and the number of hits
-(``cypher/expand/links_reached.cypher`` computes the levels inside one statement).
+The database is read once for the whole answer, whatever the depth, the kinds and the number of
+hits (``cypher/expand/reached.cypher`` computes the levels inside one statement).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 from service.graph.gateway import Row
 from service.graph.queries import Query
 from service.retrieval.context import SearchRun
 from service.retrieval.fd_read import fd_score
-from service.retrieval.types import LinkHop, Ranked, Ranking, SearchOptions, Supporting
+from service.retrieval.types import (
+    EntityHop,
+    Hop,
+    LinkHop,
+    Ranked,
+    Ranking,
+    SearchOptions,
+    Supporting,
+)
+
+# Bridges read per chunk, per supporting chunk a hit may have: some of the best will be taken by
+# another hit (the registry) or fail the token budget.
+BRIDGE_FANOUT = 2
 
 
 def inherited_score(parent: float, anchor_fd: float, decay: float, fd_weight: float) -> float:
@@ -61,37 +87,102 @@ def inherited_score(parent: float, anchor_fd: float, decay: float, fd_weight: fl
     return parent * (1.0 - fd_weight + fd_weight * anchor_fd) * decay
 
 
+def bridge_weight(mentions: int, chunks: int) -> float:
+    """``(1 − ln m / ln N)²`` for an entity that ``m`` of the collection's ``N`` chunks mention:
+    IDF normalised to [0, 1] (``ln(N/m) / ln N``), squared. 1 for an entity only one chunk names
+    (or N ≤ 2), falling as more chunks name it: m = 3 of 3,328 keeps 0.75, m = 20 keeps 0.40.
+    """
+    if chunks <= 2 or mentions <= 1:
+        return 1.0
+    specificity = 1.0 - math.log(min(mentions, chunks)) / math.log(chunks)
+    return specificity * specificity
+
+
+def mention_bound(max_mentions: int, chunks: int) -> int:
+    """The most chunks that may mention a bridging entity: ``max_mentions``, and at most ⌊√N⌋
+    of the collection's ``N`` chunks (IDF at least half its maximum, ``ln(N/m) ≥ ½·ln N``), so
+    that in a small collection an entity most passages name never bridges; at least 2."""
+    return max(2, min(max_mentions, math.isqrt(max(chunks, 0))))
+
+
+def supporting_score(inherited: float, query_similarity: float, query_weight: float) -> float:
+    """``inherited × (1 − β + β·q)`` with q = ``query_similarity`` ((1 + cos)/2, clipped to
+    [0, 1]) and β = ``query_weight`` (module docstring): non-decreasing in both, and the
+    inherited score itself when β = 0.
+
+    Raises:
+        ValueError: ``query_weight`` outside [0, 1].
+    """
+    if not 0.0 <= query_weight <= 1.0:
+        raise ValueError(f"the query weight must be within [0, 1], got {query_weight!r}")
+    own = min(1.0, max(0.0, query_similarity))
+    return inherited * (1.0 - query_weight + query_weight * own)
+
+
 @dataclass(frozen=True)
 class Edge:
-    """A link out of a chunk, as ``links_reached.cypher`` gives it."""
+    """A hop out of a chunk, as ``reached.cypher`` gives it: a link or an entity bridge."""
 
     source_id: str
-    href: str
-    anchor_text: str
     landing_id: str
     landing_document_id: str
     landing_tokens: int
     document_tokens: int
     validation: float
     anchor_fd: float  # FD*_rescaled of the source chunk
+    query_similarity: float = 0.0  # (1 + cos)/2 of the landing chunk and the query
+    kind: Literal["link", "entity"] = "link"
+    href: str = ""
+    anchor_text: str = ""  # the anchor text of a link, the entity's name for a bridge
+    entity_id: str = ""
+    mentions: int = 0  # chunks mentioning the bridge's entity
+    weight: float = 1.0  # what the hop passes on: 1 for a link, ``bridge_weight`` for a bridge
 
     @classmethod
-    def of(cls, row: Row) -> Edge:
+    def of(cls, row: Row, chunks: int) -> Edge:
+        """The hop of a ``reached.cypher`` row, in collections of ``chunks`` chunks."""
+        kind: Literal["link", "entity"] = "entity" if row["kind"] == "entity" else "link"
+        mentions = int(row["mentions"] or 0)
         return cls(
+            kind=kind,
             source_id=row["source_id"],
             href=row["href"] or "",
             anchor_text=row["anchor_text"] or "",
+            entity_id=row["entity_id"] or "",
+            mentions=mentions,
+            weight=bridge_weight(mentions, chunks) if kind == "entity" else 1.0,
             landing_id=row["landing_id"],
             landing_document_id=row["landing_document_id"],
             landing_tokens=int(row["landing_tokens"] or 0),
             document_tokens=int(row["document_tokens"] or 0),
             validation=float(row["validation"]),
+            query_similarity=float(row["query_similarity"] or 0.0),
             anchor_fd=_anchor_fd(row["source_fd"], float(row["a_max"])),
+        )
+
+    def hop(self, from_chunk_id: str) -> Hop:
+        if self.kind == "entity":
+            return EntityHop(
+                from_chunk_id=from_chunk_id,
+                entity_id=self.entity_id,
+                entity=self.anchor_text,
+                mentions=self.mentions,
+                to_chunk_id=self.landing_id,
+                validation=self.validation,
+                anchor_fd=self.anchor_fd,
+            )
+        return LinkHop(
+            from_chunk_id=from_chunk_id,
+            anchor_text=self.anchor_text,
+            href=self.href,
+            to_chunk_id=self.landing_id,
+            validation=self.validation,
+            anchor_fd=self.anchor_fd,
         )
 
 
 def _anchor_fd(node: Mapping[str, Any], a_max: float) -> float:
-    """FD*_rescaled of a link's source chunk, as every hit's is computed (``fd_read``)."""
+    """FD*_rescaled of a hop's source chunk, as every hit's is computed (``fd_read``)."""
     source_type, a_source = str(node["source_type"]), float(node["a_source"])
     return fd_score(node, "chunk", source_type, a_source, a_max).rescaled
 
@@ -104,6 +195,8 @@ class Budget:
     threshold: float
     decay: float
     fd_weight: float
+    query_weight: float = 0.0
+    bridge_threshold: float | None = None  # None: the links' threshold
 
     @classmethod
     def of(cls, options: SearchOptions) -> Budget:
@@ -114,45 +207,48 @@ class Budget:
             threshold=options.expand_threshold,
             decay=options.expand_decay,
             fd_weight=options.expand_fd_weight,
+            query_weight=options.expand_query_weight,
+            bridge_threshold=options.bridge_threshold,
         )
+
+    def valid(self, edge: Edge) -> bool:
+        """Whether the hop's validation reaches its kind's threshold."""
+        if edge.kind == "entity" and self.bridge_threshold is not None:
+            return edge.validation >= self.bridge_threshold
+        return edge.validation >= self.threshold
+
+    def score(self, parent: float, edge: Edge) -> float:
+        """What a chunk reached by ``edge`` from a node scoring ``parent`` scores."""
+        inherited = inherited_score(parent, edge.anchor_fd, self.decay, self.fd_weight)
+        return supporting_score(inherited * edge.weight, edge.query_similarity, self.query_weight)
 
 
 def expand(
     hits: Sequence[tuple[str, float]], edges: Mapping[str, Sequence[Edge]], budget: Budget
 ) -> list[list[Supporting]]:
     """The supporting chunks of each hit (``(chunk_id, score)``, in rank order), by the rules of
-    the module docstring. Deterministic: a chunk's links are tried by descending validation,
-    then landing id; a node's valid links are claimed together, then the first is followed
-    deeper before the next (depth-first)."""
+    the module docstring. Deterministic: a chunk's hops are tried by descending score, then
+    validation, landing id and what names the hop; a node's valid hops are claimed together,
+    then the first is followed deeper before the next (depth-first)."""
     visited = {chunk_id for chunk_id, _ in hits}
     tokens_left = budget.tokens
     answer: list[list[Supporting]] = []
     for chunk_id, score in hits:
         found: list[Supporting] = []
-        stack: list[tuple[str, float, tuple[LinkHop, ...]]] = [(chunk_id, score, ())]
+        stack: list[tuple[str, float, tuple[Hop, ...]]] = [(chunk_id, score, ())]
         while stack and len(found) < budget.per_hit:
             node, node_score, path = stack.pop()
             if len(path) == budget.depth:
                 continue
-            claimed: list[tuple[str, float, tuple[LinkHop, ...]]] = []
-            for edge in _ordered(edges.get(node, ())):
-                if edge.landing_id in visited or edge.validation < budget.threshold:
+            claimed: list[tuple[str, float, tuple[Hop, ...]]] = []
+            for edge, child_score in _ordered(edges.get(node, ()), node_score, budget):
+                if edge.landing_id in visited or not budget.valid(edge):
                     continue
                 if edge.landing_tokens > tokens_left or len(found) == budget.per_hit:
                     continue
                 visited.add(edge.landing_id)
                 tokens_left -= edge.landing_tokens
-                hop = LinkHop(
-                    from_chunk_id=node,
-                    anchor_text=edge.anchor_text,
-                    href=edge.href,
-                    to_chunk_id=edge.landing_id,
-                    validation=edge.validation,
-                    anchor_fd=edge.anchor_fd,
-                )
-                child_score = inherited_score(
-                    node_score, edge.anchor_fd, budget.decay, budget.fd_weight
-                )
+                hop = edge.hop(node)
                 found.append(
                     Supporting(
                         chunk_id=edge.landing_id,
@@ -171,34 +267,57 @@ def expand(
     return answer
 
 
-def _ordered(edges: Iterable[Edge]) -> list[Edge]:
-    return sorted(edges, key=lambda edge: (-edge.validation, edge.landing_id, edge.href))
+def _ordered(edges: Iterable[Edge], parent: float, budget: Budget) -> list[tuple[Edge, float]]:
+    scored = [(edge, budget.score(parent, edge)) for edge in edges]
+    return sorted(
+        scored,
+        key=lambda pair: (
+            -pair[1],
+            -pair[0].validation,
+            pair[0].landing_id,
+            pair[0].kind,
+            pair[0].mentions,
+            pair[0].href,
+            pair[0].entity_id,
+        ),
+    )
 
 
 class Expand:
-    """The expansion stage: read the links the hits reach, then ``expand`` (module docstring)."""
+    """The expansion stage: read the hops the hits reach, then ``expand`` (module docstring)."""
 
     name = "expand"
 
     def wanted(self, options: SearchOptions) -> bool:
-        return options.expand
+        return options.expand or options.bridge
 
     def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
-        budget = Budget.of(run.options)
-        seeds = ranking.hits[: run.options.expand_top]
+        options = run.options
+        budget = Budget.of(options)
+        seeds = ranking.hits[: options.expand_top]
         sources = list(dict.fromkeys(hit.chunk_id for hit in seeds))
         rows = run.trace.read(
-            Query.EXPAND_LINKS,
-            {"sources": sources, "depth": budget.depth, "threshold": budget.threshold},
+            Query.EXPAND_REACHED,
+            {
+                "sources": sources,
+                "depth": budget.depth,
+                "threshold": budget.threshold,
+                "bridge_threshold": options.bridge_threshold,
+                "links": options.expand,
+                "entities": options.bridge,
+                "max_mentions": mention_bound(options.bridge_max_mentions, run.scope.chunks),
+                "fanout": BRIDGE_FANOUT * budget.per_hit,
+                "vector": ranking.query.vector,
+            },
         )
         edges: dict[str, list[Edge]] = {}
-        for edge in map(Edge.of, rows):
+        for edge in (Edge.of(row, run.scope.chunks) for row in rows):
             edges.setdefault(edge.source_id, []).append(edge)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]
-        if run.options.expand_rank:
-            hits = ranked_with_supporting(hits, document_level=run.options.document_level)
+        if options.expand_rank:
+            hits = ranked_with_supporting(hits, document_level=options.document_level)
         return replace(ranking, hits=hits)
 
 

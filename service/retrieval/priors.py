@@ -6,7 +6,10 @@ own scale and finds no candidates of its own:
 * ``fd`` (``fd_weight``): FD*_rescaled of the candidate, its chunk's at chunk level and its
   document's at document level (``service.factual_density``; docs/design.md §3);
 * ``pagerank`` (``pagerank_weight``): the PageRank of the candidate's document in the link graph
-  (``anchorgraph graph pagerank`` writes it; ``service.link_graph``).
+  (``anchorgraph graph pagerank`` writes it; ``service.link_graph``);
+* ``walk`` (``walk_weight``): the candidate's Personalized PageRank in the chunk–entity–link
+  graph around the first ranking's top hits and the query's entities (``service.retrieval.walk``;
+  it depends on the query, unlike the other two).
 
 A hit's FD* share is in its ``fd.contribution``; every prior's share in
 ``signal_contributions``.
@@ -22,9 +25,11 @@ from service.retrieval.context import SearchRun
 from service.retrieval.fd_read import fd_scores, level_of
 from service.retrieval.stages import rank_candidates
 from service.retrieval.types import FdScore, Mode, Ranked, Ranking, SearchOptions
+from service.retrieval.walk import walk_scores
 
 FD_SIGNAL = "fd"
 PAGERANK_SIGNAL = "pagerank"
+WALK_SIGNAL = "walk"
 
 
 class FusedPriors:
@@ -33,7 +38,7 @@ class FusedPriors:
     name = "priors"
 
     def wanted(self, options: SearchOptions) -> bool:
-        weighted = options.fd_weight > 0 or options.pagerank_weight > 0
+        weighted = options.fd_weight > 0 or options.pagerank_weight > 0 or options.walk_weight > 0
         return weighted and options.mode is Mode.HYBRID
 
     def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
@@ -51,6 +56,9 @@ class FusedPriors:
         if options.pagerank_weight > 0:
             signals[PAGERANK_SIGNAL] = _pageranks(run, ranking, options)
             weights[PAGERANK_SIGNAL] = options.pagerank_weight
+        if options.walk_weight > 0:
+            signals[WALK_SIGNAL] = walk_scores(run, ranking)
+            weights[WALK_SIGNAL] = options.walk_weight
         hits = rank_candidates(
             ranking.found, options, signals=signals, signal_weights=weights, query=ranking.query
         )

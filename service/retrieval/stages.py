@@ -41,6 +41,7 @@ from service.retrieval.types import (
     Candidate,
     CollectionSize,
     EmbeddedQuery,
+    EntityHop,
     FdScore,
     Hit,
     LexicalQuery,
@@ -483,6 +484,7 @@ def _hydrated(supporting: Supporting, detail: Row | None) -> Supporting:
                 "from_chunk_id": _local(hop.from_chunk_id),
                 "to_chunk_id": _local(hop.to_chunk_id),
             }
+            | ({"entity_id": _local(hop.entity_id)} if isinstance(hop, EntityHop) else {})
         )
         for hop in supporting.path
     ]

@@ -146,6 +146,12 @@ DENSE_PATH_NAMES = frozenset({PathName.DENSE, PathName.DOC_DENSE})
 # cosine's on both, where the evidence tiers' share of the top 5 about doubles.
 DEFAULT_FD_LAMBDA = 0.1
 
+# The expansion's query weight and the entity bridges' specificity bound, chosen on the tune
+# parts of MuSiQue dev and HotpotQA dev500 (docs/benchmarks.md, "Entity bridges").
+DEFAULT_EXPAND_QUERY_WEIGHT = 0.5
+DEFAULT_BRIDGE_THRESHOLD = 0.1
+DEFAULT_BRIDGE_MAX_MENTIONS = 20
+
 
 # --- request values -------------------------------------------------------------------------------
 def _json_integer(value: object) -> object:
@@ -339,6 +345,7 @@ _CROSS_FIELD_RULES: list[dict[str, Any]] = [
     _NO_DOCUMENT_PATHS_AT_CHUNK_LEVEL,
     _FEEDBACK_NEEDS_A_DENSE_PATH,
     _hybrid_only("pagerank_weight"),
+    _hybrid_only("walk_weight"),
     _hybrid_only("fd_weight"),
 ]
 
@@ -472,6 +479,33 @@ class SearchOptions(BaseModel):
         description="How much the anchor chunk's FD* decides what a supporting chunk inherits: "
         "parent × (1 − w + w·FD*) × decay.",
     )
+    expand_query_weight: Number = Field(
+        DEFAULT_EXPAND_QUERY_WEIGHT,
+        ge=0,
+        le=1,
+        description="How much a supporting chunk's own similarity to the query decides its "
+        "score: inherited × (1 − w + w·(1 + cos with the query)/2). 0: it only inherits.",
+    )
+    bridge: Flag = Field(
+        False,
+        description="Also hop through entities: from a chunk, through a specific entity it "
+        "mentions, to another document's chunk mentioning it (where no link leads). With the "
+        "expand_* depth, budgets and threshold; alone or beside expand.",
+    )
+    bridge_threshold: Number = Field(
+        DEFAULT_BRIDGE_THRESHOLD,
+        ge=-1,
+        le=1,
+        description="Least validation (2·cosine − 1) between a bridge's landing chunk and the "
+        "chunk it leaves.",
+    )
+    bridge_max_mentions: Integer = Field(
+        DEFAULT_BRIDGE_MAX_MENTIONS,
+        ge=2,
+        le=10_000,
+        description="Only entities that at most this many chunks mention bridge: common ones "
+        "join unrelated passages.",
+    )
     expand_rank: Flag = Field(
         False,
         description="Put supporting chunks into the ranking itself, by their inherited score "
@@ -484,6 +518,15 @@ class SearchOptions(BaseModel):
         le=10,
         description="The documents' PageRank in the link graph as a prior of the fusion (hybrid "
         "mode; `anchorgraph graph pagerank` computes it). 0: off.",
+    )
+    walk_weight: Number = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="Personalized PageRank as a prior of the fusion (hybrid mode): a walk over "
+        "the chunk–entity–link graph around the top expand_top hits and the query's entities, "
+        "restarting there; each candidate's walk score is fused like a path with this weight. "
+        "0: off.",
     )
 
     @field_validator("k_over")
@@ -508,6 +551,8 @@ class SearchOptions(BaseModel):
             )
         if self.pagerank_weight and self.mode is not Mode.HYBRID:
             raise ValueError("pagerank_weight is a prior of the fusion: ask for mode 'hybrid'")
+        if self.walk_weight and self.mode is not Mode.HYBRID:
+            raise ValueError("walk_weight is a prior of the fusion: ask for mode 'hybrid'")
         if self.fd_weight and self.mode is not Mode.HYBRID:
             raise ValueError(
                 "fd_weight fuses FD* with the paths of a hybrid search; multisignal mode has "
@@ -765,17 +810,47 @@ class LinkHop(BaseModel):
 
     model_config = ConfigDict(frozen=True)
 
+    kind: Literal["link"] = "link"
     from_chunk_id: str
     anchor_text: str
     href: str
     to_chunk_id: str
-    validation: float = Field(description="Cosine of the landing chunk and the anchor context.")
+    validation: float = Field(description="2·cos − 1 of the landing chunk and the anchor context.")
     anchor_fd: float = Field(description="FD*_rescaled of the chunk the link leaves.")
+
+    def described(self) -> str:
+        """The hop in a few words: “anchor text”."""
+        return f"“{self.anchor_text or self.href}”"
+
+
+class EntityHop(BaseModel):
+    """One entity bridge an expansion crossed: from a chunk, through an entity it mentions that
+    few chunks mention, to another document's chunk mentioning it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["entity"] = "entity"
+    from_chunk_id: str
+    entity_id: str = Field(description="The entity's id within its collection.")
+    entity: str = Field(description="The entity's name.")
+    mentions: int = Field(description="Chunks of the collection that mention the entity.")
+    to_chunk_id: str
+    validation: float = Field(
+        description="2·cos − 1 of the landing chunk and the chunk the bridge leaves."
+    )
+    anchor_fd: float = Field(description="FD*_rescaled of the chunk the bridge leaves.")
+
+    def described(self) -> str:
+        """The hop in a few words: via entity Walter Zanini."""
+        return f"via entity {self.entity}"
+
+
+Hop = Annotated[LinkHop | EntityHop, Field(discriminator="kind")]
 
 
 class Supporting(BaseModel):
-    """A chunk an expansion reached from a hit, with the path and the score it inherits
-    (``expansion.inherited_score``)."""
+    """A chunk an expansion reached from a hit, with the path (links and entity bridges) and
+    its score (``expansion.supporting_score``)."""
 
     model_config = ConfigDict(frozen=True)
 
@@ -788,10 +863,12 @@ class Supporting(BaseModel):
     hop: int
     score: float = Field(
         description="parent score × (1 − expand_fd_weight + expand_fd_weight·anchor FD*) × "
-        "expand_decay"
+        "expand_decay × bridge weight (1 for a link, (1 − ln m / ln N)² for a bridge through an "
+        "entity m of the N chunks name) × (1 − expand_query_weight + expand_query_weight·(1 + "
+        "cos with the query)/2)"
     )
     parent_score: float
-    path: list[LinkHop]
+    path: list[Hop]
 
 
 class TokenAccount(BaseModel):

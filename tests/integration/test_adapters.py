@@ -185,4 +185,4 @@ def test_the_example_of_docs_adapters_md_runs(
     assert llamaindex.startswith(f"{FOUNDING} 0.")
     # The echoed prompt: neo4j-graphrag's template around the founding document's context.
     assert graphrag[:2] == ["Context:", "Helena Vasconcelos, founding director"]
-    assert "[linked as " in "\n".join(graphrag)
+    assert "[“" in "\n".join(graphrag)  # the link that led to a supporting chunk

@@ -58,7 +58,7 @@ def test_links_land_on_the_heading_or_the_closest_chunk(
     context: SearchContext, graph: Graph
 ) -> None:
     rows = graph.read(
-        Query.EXPAND_LINKS,
+        Query.EXPAND_REACHED,
         {
             "sources": ["default/timeline.md#0", "default/timeline.md#1"],
             "depth": 1,
@@ -93,7 +93,7 @@ def test_one_read_follows_the_levels_above_the_threshold(
 
     def reached(depth: int) -> list[Row]:
         parameters = {"sources": sources, "depth": depth, "threshold": threshold}
-        return graph.read(Query.EXPAND_LINKS, parameters)
+        return graph.read(Query.EXPAND_REACHED, parameters)
 
     first, both = reached(1), reached(2)
     assert {row["source_id"] for row in first} <= set(sources)

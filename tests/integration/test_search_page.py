@@ -219,6 +219,14 @@ def test_expansion_shows_supporting_chunks_with_their_link_path(page: Any) -> No
     page.uncheck("#expand")
 
 
+def test_bridges_show_the_entity_they_cross(page: Any) -> None:
+    page.check("#bridge")
+    search(page, "Vasconcelos writes to the city council")
+    hops = page.locator("#results .supporting .hops").all_text_contents()
+    assert any("via entity " in hop for hop in hops), hops
+    page.uncheck("#bridge")
+
+
 def test_the_collection_picker_narrows_the_search(page: Any) -> None:
     page.wait_for_selector("#collection option[value=notes]", state="attached")
     options = page.eval_on_selector_all("#collection option", "os => os.map(o => o.value)")

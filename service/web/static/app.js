@@ -73,7 +73,7 @@ function request() {
   const body = {
     query: $("query").value.trim(), mode, level: $("level").value, k: Number($("k").value),
     normalisation: $("normalisation").value, explain: true,
-    expand: $("expand").checked, fd_rerank: $("fd-rerank").checked,
+    expand: $("expand").checked, bridge: $("bridge").checked, fd_rerank: $("fd-rerank").checked,
   };
   if ($("collection").value) body.collections = [$("collection").value];
   // "default": the API picks the level's fusion (floor_sum for documents, weighted_sum else).
@@ -302,11 +302,12 @@ function renderSupporting(collection, supporting, terms) {
     el("strong", {}, chunk.title || chunk.document_id), ` · score ${fixed(chunk.score)} · ${chunk.hop} ${chunk.hop === 1 ? "hop" : "hops"} · `,
     browserAnchor(`${collection}/${chunk.chunk_id}`, "in Neo4j Browser"),
     el("div", { className: "hops" }, ...chunk.path.flatMap((hop, index) => [
-      index ? " → " : "", el("q", {}, hop.anchor_text || hop.href), ` (cos ${fixed(hop.validation, 2)}, anchor FD* ${fixed(hop.anchor_fd, 2)})`,
+      index ? " → " : "", hop.kind === "entity" ? `via entity ${hop.entity}` : el("q", {}, hop.anchor_text || hop.href),
+      ` (validation ${fixed(hop.validation, 2)}, anchor FD* ${fixed(hop.anchor_fd, 2)})`,
     ])),
     el("p", { className: "text" }, highlighted(chunk.text, terms))));
   return el("details", { className: "supporting" },
-    el("summary", {}, `${supporting.length} supporting ${supporting.length === 1 ? "chunk" : "chunks"} along links`),
+    el("summary", {}, `${supporting.length} supporting ${supporting.length === 1 ? "chunk" : "chunks"} along links and entities`),
     el("ol", {}, ...items));
 }
 

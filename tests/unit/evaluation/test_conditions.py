@@ -72,6 +72,10 @@ def test_specs_expand_groups_and_keep_order() -> None:
         "hybrid+fd-rerank",
         "hybrid+expand",
         "cosine+expand",
+        "hybrid+bridge",
+        "hybrid+expand+bridge",
+        "hybrid+walk",
+        "hybrid+walk+expand+bridge",
     ]
     assert "hybrid:z_score:mean" in expand(["fusions"])
     assert "hybrid:rrf" in expand(["fusions"])

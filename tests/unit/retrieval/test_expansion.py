@@ -1,6 +1,6 @@
-"""Hyperlink expansion without a database: the depth-first walk with one visited registry,
-cycles, the depth limit, the validation threshold, budgets, the FD*-weighted inherited score,
-and determinism."""
+"""Expansion without a database: the depth-first walk with one visited registry over links and
+entity bridges, cycles, the depth limit, the validation threshold, budgets, the FD*-weighted
+inherited score, the query-aware supporting score, and determinism."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import random
 
 import pytest
 
-from service.retrieval.expansion import Budget, Edge, expand, inherited_score
+from service.retrieval.expansion import Budget, Edge, expand, inherited_score, supporting_score
+from service.retrieval.types import EntityHop, LinkHop
 
 BUDGET = Budget(depth=2, per_hit=5, tokens=10_000, threshold=0.3, decay=0.8, fd_weight=0.5)
 
@@ -24,6 +25,25 @@ def edge(source: str, landing: str, validation: float = 0.6, fd: float = 0.5) ->
         document_tokens=400,
         validation=validation,
         anchor_fd=fd,
+    )
+
+
+def bridge(
+    source: str, landing: str, entity: str, validation: float = 0.6, cosine: float = 0.5
+) -> Edge:
+    return Edge(
+        kind="entity",
+        source_id=source,
+        anchor_text=entity,
+        entity_id=entity.lower(),
+        mentions=3,
+        landing_id=landing,
+        landing_document_id=landing.split("#")[0],
+        landing_tokens=100,
+        document_tokens=400,
+        validation=validation,
+        anchor_fd=0.5,
+        query_similarity=cosine,
     )
 
 
@@ -109,3 +129,50 @@ def test_the_output_does_not_depend_on_the_order_of_the_rows() -> None:
     first = expand([("n0#0", 1.0), ("n3#0", 0.5)], graph(*edges), BUDGET)
     random.Random(1).shuffle(edges)
     assert expand([("n0#0", 1.0), ("n3#0", 0.5)], graph(*edges), BUDGET) == first
+
+
+def test_the_supporting_score_formula_and_its_monotonicity_in_each_part() -> None:
+    assert supporting_score(0.8, 0.6, 0.5) == pytest.approx(0.8 * (0.5 + 0.5 * 0.6))
+    assert supporting_score(0.8, 0.6, 0.0) == 0.8  # without weight it only inherits
+    assert supporting_score(0.8, -0.3, 1.0) == 0.0  # clipped to [0, 1]
+    for weight in (0.25, 0.5, 1.0):
+        by_cosine = [supporting_score(0.8, c / 10, weight) for c in range(11)]
+        assert by_cosine == sorted(by_cosine) and len(set(by_cosine)) == 11
+        by_inherited = [supporting_score(i / 10, 0.4, weight) for i in range(11)]
+        assert by_inherited == sorted(by_inherited) and len(set(by_inherited)) == 11
+    with pytest.raises(ValueError, match="within"):
+        supporting_score(0.8, 0.5, 1.5)
+
+
+def test_a_bridge_is_a_hop_named_by_its_entity() -> None:
+    hops = graph(edge("a#0", "b#0"), bridge("b#0", "c#0", "Walter Zanini"))
+    (found,) = expand([("a#0", 1.0)], hops, BUDGET)
+    assert [s.chunk_id for s in found] == ["b#0", "c#0"]
+    link, entity = found[1].path
+    assert isinstance(link, LinkHop) and isinstance(entity, EntityHop)
+    assert entity.described() == "via entity Walter Zanini"
+    assert (entity.from_chunk_id, entity.to_chunk_id, entity.mentions) == ("b#0", "c#0", 3)
+    assert found[1].score == pytest.approx(inherited_score(found[0].score, 0.5, 0.8, 0.5))
+
+
+def test_one_registry_across_links_and_bridges() -> None:
+    # x is reached by a's link and by b's bridge: the better hit's hop integrates it, once.
+    hops = graph(edge("a#0", "x#0"), bridge("b#0", "x#0", "Velna"), bridge("b#0", "y#0", "Velna"))
+    assert ids(expand([("a#0", 0.9), ("b#0", 0.7)], hops, BUDGET)) == [["x#0"], ["y#0"]]
+    # The other way round, the bridge claims it first and the link finds it taken.
+    assert ids(expand([("b#0", 0.9), ("a#0", 0.7)], hops, BUDGET)) == [["x#0", "y#0"], []]
+
+
+def test_with_a_query_weight_the_hop_closer_to_the_question_is_claimed_first() -> None:
+    one = Budget(2, 1, 10_000, 0.3, 0.8, 0.5, query_weight=0.5)
+    hops = graph(bridge("a#0", "far#0", "E", cosine=0.1), bridge("a#0", "near#0", "F", cosine=0.7))
+    (found,) = expand([("a#0", 1.0)], hops, one)
+    assert [s.chunk_id for s in found] == ["near#0"]
+    inherited = inherited_score(1.0, 0.5, 0.8, 0.5)
+    assert found[0].score == pytest.approx(supporting_score(inherited, 0.7, 0.5))
+    # Without it, the order is by validation, whatever the question.
+    hops = graph(
+        bridge("a#0", "far#0", "E", validation=0.9, cosine=0.1),
+        bridge("a#0", "near#0", "F", validation=0.5, cosine=0.7),
+    )
+    assert ids(expand([("a#0", 1.0)], hops, Budget(2, 1, 10_000, 0.3, 0.8, 0.5))) == [["far#0"]]

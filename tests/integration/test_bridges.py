@@ -1,0 +1,220 @@
+"""Entity bridges and the walk against the real server and model: a bridge crosses a specific
+entity and never a common one, names its entity in the supporting chunk's path, shares the
+visited registry with links, is deterministic; on the sample corpus a question's answer is
+reached only through an entity; the walk (Personalized PageRank) fuses as a prior."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+
+from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+from loaders.ingest import Ingestor
+from service.embedding import Embedder
+from service.graph.gateway import Graph
+from service.graph.queries import Query, cypher
+from service.ingestion import read_all, sample_corpus, sample_gazetteer
+from service.retrieval.context import SearchContext
+from service.retrieval.expansion import bridge_weight, inherited_score, supporting_score
+from service.retrieval.pipeline import search
+from service.retrieval.types import EntityHop, LinkHop, SearchOptions, SearchResult
+from service.settings import Settings
+
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
+
+# A small authored corpus: Walter Zanini is named in two documents that do not link to each
+# other (a specific entity); São Paulo in every one (a common entity).
+PAGES = {
+    "zanini.md": (
+        "Walter Zanini",
+        "Walter Zanini directed the Museum of Contemporary Art in São Paulo from 1963 to 1978 "
+        "and built its collection of conceptual art.",
+    ),
+    "biennial.md": (
+        "The 16th Biennial",
+        "The 16th Biennial of São Paulo, in 1981, was curated by Walter Zanini, who gave a "
+        "whole floor to video art and mail art.",
+    ),
+    **{
+        f"district-{n}.md": (
+            f"District {n}",
+            f"District {n} of São Paulo has {n + 2} public libraries and a covered market "
+            "that opens at dawn.",
+        )
+        for n in range(6)
+    },
+}
+GAZETTEER = [
+    GazetteerEntry(name="Walter Zanini", type="PERSON"),
+    GazetteerEntry(name="São Paulo", type="GPE"),
+]
+QUESTION = "who directed the Museum of Contemporary Art?"
+
+
+@pytest.fixture(scope="module")
+def context(
+    graph: Graph, settings: Settings, embedder: Embedder, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[SearchContext]:
+    graph.driver.execute_query(cypher(Query.DELETE_ALL))
+    folder = tmp_path_factory.mktemp("bridges")
+    for name, (title, text) in PAGES.items():
+        (folder / name).write_text(f"---\ntitle: {title}\n---\n\n{text}\n")
+    documents, _ = read_all(settings, folder)
+    Ingestor(graph, embedder, EntityExtractor(None, GAZETTEER)).ingest(documents)
+    context = SearchContext(graph, embedder)
+    yield context
+    context.close()
+
+
+def bridged(context: SearchContext, **options: object) -> SearchResult:
+    request = {"query": QUESTION, "k": 1, "bridge": True, "bridge_threshold": -1.0, **options}
+    return search(context, SearchOptions.model_validate(request))
+
+
+def test_a_bridge_crosses_a_specific_entity_and_never_a_common_one(
+    context: SearchContext,
+) -> None:
+    (hit,) = bridged(context, bridge_max_mentions=3).hits
+    assert hit.document_id == "zanini.md"
+    assert [s.document_id for s in hit.supporting] == ["biennial.md"]
+    (hop,) = hit.supporting[0].path
+    assert isinstance(hop, EntityHop)
+    assert (hop.entity, hop.mentions, hop.described()) == (
+        "Walter Zanini",
+        2,
+        "via entity Walter Zanini",
+    )
+    assert hop.entity_id == "walter zanini"  # within its collection, as every id shown
+    # São Paulo, named by all eight chunks, never bridges here: more than √8 of them name it,
+    # whatever bridge_max_mentions allows.
+    (loose,) = bridged(context, bridge_max_mentions=100, expand_per_hit=10).hits
+    assert [s.document_id for s in loose.supporting] == ["biennial.md"]
+
+
+def test_the_statement_bridges_within_the_bound_it_is_given(graph: Graph) -> None:
+    def landings(max_mentions: int) -> dict[str, str]:
+        rows = graph.read(
+            Query.EXPAND_REACHED,
+            {
+                "sources": ["default/zanini.md#0"],
+                "depth": 1,
+                "threshold": 0.2,
+                "bridge_threshold": -1.0,
+                "links": True,
+                "entities": True,
+                "max_mentions": max_mentions,
+                "fanout": 20,
+                "vector": [1.0] + [0.0] * 383,
+            },
+        )
+        assert {row["kind"] for row in rows} <= {"entity"}  # no links in this corpus
+        rarest: dict[str, tuple[int, str]] = {}
+        for row in rows:  # where two entities join the same chunks, the rarer names the hop
+            landing = row["landing_document_id"]
+            rarest[landing] = min(
+                rarest.get(landing, (10**9, "")), (row["mentions"], row["anchor_text"])
+            )
+        return {landing: name for landing, (_, name) in rarest.items()}
+
+    assert landings(2) == {"default/biennial.md": "Walter Zanini"}
+    loose = landings(8)
+    assert set(loose) == {f"default/{name}" for name in PAGES} - {"default/zanini.md"}
+    assert loose["default/biennial.md"] == "Walter Zanini"
+    assert {name for d, name in loose.items() if "district" in d} == {"São Paulo"}
+    assert landings(7) == landings(2)  # eight chunks name São Paulo
+
+
+def test_a_bridge_scores_by_the_formula(context: SearchContext, graph: Graph) -> None:
+    (hit,) = bridged(context, bridge_max_mentions=3).hits
+    (support,) = hit.supporting
+    (hop,) = support.path
+    (record,) = graph.driver.execute_query(
+        "MATCH (c:Chunk {id: 'default/biennial.md#0'}) RETURN c.embedding AS embedding"
+    ).records
+    query = context.embedder.embed([QUESTION])[0]
+    chunk = np.asarray(record["embedding"])
+    cosine = float(np.dot(query, chunk) / (np.linalg.norm(query) * np.linalg.norm(chunk)))
+    similarity = (1 + cosine) / 2  # as Neo4j's vector.similarity.cosine gives it
+    options = SearchOptions(query=QUESTION)
+    inherited = inherited_score(
+        hit.score, hop.anchor_fd, options.expand_decay, options.expand_fd_weight
+    )
+    expected = supporting_score(
+        inherited * bridge_weight(2, 8), similarity, options.expand_query_weight
+    )
+    assert support.score == pytest.approx(expected, rel=1e-4)
+    assert support.parent_score == hit.score
+
+
+def test_bridges_are_off_unless_asked_for_and_deterministic(context: SearchContext) -> None:
+    plain = search(context, SearchOptions(query=QUESTION, k=1, expand=True))
+    assert not plain.hits[0].supporting  # no links in this corpus, bridges off
+    first = bridged(context)
+    assert bridged(context).model_dump(exclude={"timings", "total_ms"}) == first.model_dump(
+        exclude={"timings", "total_ms"}
+    )
+    assert [t.stage for t in first.timings].count("expand") == 1
+
+
+def test_supporting_documents_enter_the_ranking(context: SearchContext) -> None:
+    ranked = bridged(context, k=2, level="document", expand_rank=True, bridge_max_mentions=3)
+    assert [hit.document_id for hit in ranked.hits][:2] == ["zanini.md", "biennial.md"]
+
+
+def test_the_walk_moves_the_entity_neighbour_up(context: SearchContext) -> None:
+    flat = search(context, SearchOptions(query=QUESTION, k=10, level="document"))
+    walked = search(
+        context,
+        SearchOptions(
+            query=QUESTION,
+            k=10,
+            level="document",
+            walk_weight=2.0,
+            bridge_max_mentions=3,
+            explain=True,
+        ),
+    )
+    place = {hit.document_id: n for n, hit in enumerate(flat.hits)}
+    walked_place = {hit.document_id: n for n, hit in enumerate(walked.hits)}
+    assert walked_place["biennial.md"] <= place["biennial.md"]
+    assert all(hit.priors.get("walk", 0.0) >= 0 for hit in walked.hits)
+    assert any(hit.priors.get("walk", 0.0) > 0 for hit in walked.hits)
+    assert "priors" in {t.stage for t in walked.timings}
+
+
+# --- the sample corpus ----------------------------------------------------------------------------
+@pytest.fixture(scope="module")
+def sample(
+    context: SearchContext, graph: Graph, settings: Settings, embedder: Embedder
+) -> SearchContext:
+    graph.driver.execute_query(cypher(Query.DELETE_ALL))
+    documents, _ = read_all(settings, sample_corpus())
+    gazetteer = load_gazetteer(sample_gazetteer())
+    Ingestor(graph, embedder, EntityExtractor(None, gazetteer)).ingest(documents)
+    return context
+
+
+SAMPLE_QUESTION = "Vasconcelos writes to the city council"
+
+
+def test_on_the_sample_corpus_an_answer_reached_only_through_an_entity(
+    sample: SearchContext,
+) -> None:
+    # The timeline names the letter MAC-ARQ-1987-204 and links to no page that holds it; the
+    # archive letters tell what it asked for (an emergency grant) and name it too.
+    options = {"query": SAMPLE_QUESTION, "k": 1, "expand_per_hit": 5}
+    (links,) = search(sample, SearchOptions(**options, expand=True)).hits
+    (both,) = search(sample, SearchOptions(**options, expand=True, bridge=True)).hits
+    assert both.document_id == links.document_id == "timeline.md"
+    by_link = {s.chunk_id for s in links.supporting}
+    answer = next(s for s in both.supporting if "emergency grant" in s.text)
+    assert answer.document_id == "archive-letters.md" and answer.chunk_id not in by_link
+    (hop,) = answer.path
+    assert isinstance(hop, EntityHop) and hop.entity == "MAC-ARQ-1987-204"
+    # Links and bridges share one registry: no chunk twice in the answer, the links' chunks
+    # still reached by their links.
+    seen = [both.chunk_id] + [s.chunk_id for s in both.supporting]
+    assert len(seen) == len(set(seen))
+    assert by_link <= {s.chunk_id for s in both.supporting if isinstance(s.path[-1], LinkHop)}
