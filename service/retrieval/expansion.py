@@ -6,43 +6,48 @@ and attach them to their hit. Two kinds of hop, read together:
   heading's chunk) or, when it names a whole document, on that document's chunk closest to the
   anchor context; its *validation* is 2·cos − 1 between that chunk and the anchor context (the
   anchor text's sentence, embedded at ingest).
-* **entity bridges** (``bridge``): an entity the chunk mentions leads to another document's chunk
-  that mentions it too, where no link leads. Only *specific* entities bridge: at most
-  ``bridge_max_mentions`` chunks, and at most √N of the collection's N, mention them
-  (``mention_bound``: a person, a work, a place named in a few passages; "United States" in
-  hundreds never bridges), and a bridge passes on less the more chunks name its entity
-  (``bridge_weight``). The bridge's validation is 2·cos − 1
-  between the landing chunk and the chunk the bridge leaves, the context the entity was named
-  in. Of several entities joining the same two chunks, the most specific names the hop.
+* **entity bridges** (``bridge``): an entity a hit's chunk mentions leads to another document's
+  chunk that mentions it too. Only *specific* entities bridge: at most ``bridge_max_mentions``
+  chunks, and at most √N of the collection's N, name them (``mention_bound``: a person, a work,
+  a place named in a few passages; "United States" in hundreds never bridges). A bridge's
+  validation is 2·cos − 1 between the landing chunk and the chunk it leaves (the context the
+  entity was named in). Of several entities joining the same two chunks, the rarest names the
+  hop. A chunk bridges only where none of its links is valid: the author's own links come
+  first, and where they exist bridges crowded them out.
 
-From each hit's chunk the hops are followed depth-first, up to ``expand_depth`` hops away
-(links and bridges mixed), with **one visited registry for the whole answer**: each chunk is
-integrated once, by the first hit (in rank order) that reaches it, so cycles (A → B → A) end by
-themselves and no two hits carry the same supporting chunk. A hop is kept only when its
-validation reaches ``expand_threshold`` (0.2). Budgets bound the answer: ``expand_per_hit``
-supporting chunks per hit and ``expand_tokens`` in all.
+From each hit's chunk the hops are followed depth-first, up to ``expand_depth`` hops away, with
+**one visited registry for the whole answer**: each chunk is integrated once, by the first hit
+(in rank order) that reaches it, so cycles (A → B → A) end by themselves and no two hits carry
+the same supporting chunk. A hop is kept only when its validation reaches its kind's threshold
+(``expand_threshold`` 0.2, ``bridge_threshold`` 0.1). Budgets bound the answer:
+``expand_per_hit`` supporting chunks per hit and ``expand_tokens`` in all.
 
-A supporting chunk's score (``supporting_score``) combines what it inherits with its own
-similarity to the question::
+A supporting chunk's score (``Budget.score``) combines what it inherits with its own similarity
+to the question::
 
-    s(child) = s(parent) × (1 − w + w·FD*_rescaled(anchor)) × γ × (1 − β + β·q(child))
+    s(child) = s(parent) × (1 − w + w·FD*_rescaled(anchor)) × γ × b × (1 − β + β·q(child))
 
 where the parent is the hit (or the supporting chunk one hop nearer), ``anchor`` the chunk the
 hop leaves, FD*_rescaled ∈ [0, 1] its factual density (``service.factual_density``),
-w = ``expand_fd_weight`` (0.25), γ = ``expand_decay`` (0.95) per hop, q(child) = (1 + cos)/2 ∈
-[0, 1] of the child's chunk and the query vector (Neo4j's ``vector.similarity.cosine``) and
-β = ``expand_query_weight``. Each factor is
+w = ``expand_fd_weight`` (0.25), γ = ``expand_decay`` (0.95) per hop, b = 1 for a link and
+``bridge_weight`` = (1 − ln m / ln N)² for a bridge through an entity m of the N chunks name,
+q(child) = (1 + cos)/2 ∈ [0, 1] of the child's chunk and the query vector (Neo4j's
+``vector.similarity.cosine``) and β = ``expand_query_weight`` (0.5). Each factor is
 non-decreasing in its part (strictly, for w, β > 0): a hop from a dense, well-sourced passage is
-trusted more, a sparse one still leads somewhere (factual density as the anchor node's
-weight), and of two chunks a hop reaches, the one closer to the question scores higher. The
-validation decides *whether* a chunk is kept, not how much it inherits: multiplying the score
-by the validation ranked second-hop passages lower.
+trusted more, a sparse one still leads somewhere (factual density as the anchor node's weight),
+a rarer entity is a surer bridge, and of two chunks a hop reaches, the one closer to the
+question scores higher. The validation decides *whether* a chunk is kept, not how much it
+inherits: multiplying the score by the validation ranked second-hop passages lower.
 
 How the link defaults were chosen, on the tune part of HotpotQA dev500 only (the fixed 70 %,
 ``evaluation.metrics.held_aside``; docs/benchmarks.md has the tables): gated beats × cos
 (0.865 against 0.843–0.847, flat 0.843); then, with the gate, threshold 0.2 beats 0.3–0.5
 (0.867 against 0.865, 0.857, 0.850; every value below 0.2 ties it) and w = 0.25 with γ = 0.95
 (0.871) is the largest FD* weight within 0.001 of the best (w = 0.1, 0.871; w = 0.5 gives 0.869).
+The bridge defaults (β, ``bridge_threshold``, ``bridge_max_mentions``, b, bridging only where
+no link is valid) by replaying the hops collected for every question of the tune parts of
+MuSiQue dev and HotpotQA dev500 (spaCy entities, title links) with the sum of their NDCG@10
+gains (docs/benchmarks.md, "Entity bridges").
 
 The database is read once for the whole answer, whatever the depth, the kinds and the number of
 hits (``cypher/expand/reached.cypher`` computes the levels inside one statement).
@@ -241,7 +246,9 @@ def expand(
             if len(path) == budget.depth:
                 continue
             claimed: list[tuple[str, float, tuple[Hop, ...]]] = []
-            for edge, child_score in _ordered(edges.get(node, ()), node_score, budget):
+            for edge, child_score in _ordered(
+                _hops(edges.get(node, ()), budget), node_score, budget
+            ):
                 if edge.landing_id in visited or not budget.valid(edge):
                     continue
                 if edge.landing_tokens > tokens_left or len(found) == budget.per_hit:
@@ -265,6 +272,14 @@ def expand(
             stack.extend(reversed(claimed))  # the first claimed is followed first
         answer.append(found)
     return answer
+
+
+def _hops(edges: Sequence[Edge], budget: Budget) -> Sequence[Edge]:
+    """A chunk's hops to try: its bridges only where none of its links is valid (module
+    docstring)."""
+    if any(edge.kind == "link" and budget.valid(edge) for edge in edges):
+        return [edge for edge in edges if edge.kind == "link"]
+    return edges
 
 
 def _ordered(edges: Iterable[Edge], parent: float, budget: Budget) -> list[tuple[Edge, float]]:

@@ -196,25 +196,36 @@ def sample(
     return context
 
 
-SAMPLE_QUESTION = "Vasconcelos writes to the city council"
+SAMPLE_QUESTION = "When did the writer of the 1987 flood letter retire?"
 
 
 def test_on_the_sample_corpus_an_answer_reached_only_through_an_entity(
     sample: SearchContext,
 ) -> None:
-    # The timeline names the letter MAC-ARQ-1987-204 and links to no page that holds it; the
-    # archive letters tell what it asked for (an emergency grant) and name it too.
+    # The archive letters tell of letter MAC-ARQ-1987-204 and link to no page with its writer's
+    # retirement; the timeline names the letter too, and says when Vasconcelos retired.
     options = {"query": SAMPLE_QUESTION, "k": 1, "expand_per_hit": 5}
     (links,) = search(sample, SearchOptions(**options, expand=True)).hits
     (both,) = search(sample, SearchOptions(**options, expand=True, bridge=True)).hits
-    assert both.document_id == links.document_id == "timeline.md"
-    by_link = {s.chunk_id for s in links.supporting}
-    answer = next(s for s in both.supporting if "emergency grant" in s.text)
-    assert answer.document_id == "archive-letters.md" and answer.chunk_id not in by_link
-    (hop,) = answer.path
+    assert both.document_id == links.document_id == "archive-letters.md"
+    answer = next(s for s in both.supporting if "Vasconcelos retires" in s.text)
+    assert answer.document_id == "timeline.md"
+    assert answer.chunk_id not in {s.chunk_id for s in links.supporting}
+    hop = answer.path[0]
     assert isinstance(hop, EntityHop) and hop.entity == "MAC-ARQ-1987-204"
-    # Links and bridges share one registry: no chunk twice in the answer, the links' chunks
-    # still reached by their links.
+    assert hop.described() == "via entity MAC-ARQ-1987-204"
     seen = [both.chunk_id] + [s.chunk_id for s in both.supporting]
-    assert len(seen) == len(set(seen))
-    assert by_link <= {s.chunk_id for s in both.supporting if isinstance(s.path[-1], LinkHop)}
+    assert len(seen) == len(set(seen))  # one registry for links and bridges
+
+
+def test_a_chunk_with_a_valid_link_does_not_bridge(sample: SearchContext) -> None:
+    # The incident report's chunks link on; its hits keep their links and gain no bridge.
+    question = "what happened in the Gallery 3 incident?"
+    options = {"query": question, "k": 3, "expand_depth": 1}
+    links = search(sample, SearchOptions(**options, expand=True)).hits
+    both = search(sample, SearchOptions(**options, expand=True, bridge=True)).hits
+    linked = [hit for hit in links if hit.supporting]
+    assert linked
+    for hit in both:
+        if hit.chunk_id in {h.chunk_id for h in linked}:
+            assert all(isinstance(s.path[0], LinkHop) for s in hit.supporting)

@@ -45,6 +45,22 @@ def expanded(context: SearchContext, **options: object) -> SearchResult:
     )
 
 
+def links_reached(graph: Graph, sources: list[str], depth: int, threshold: float) -> list[Row]:
+    """The expansion's read with links only."""
+    parameters = {
+        "sources": sources,
+        "depth": depth,
+        "threshold": threshold,
+        "bridge_threshold": threshold,
+        "links": True,
+        "entities": False,
+        "max_mentions": 20,
+        "fanout": 6,
+        "vector": [1.0] + [0.0] * 383,
+    }
+    return list(graph.read(Query.EXPAND_REACHED, parameters))
+
+
 def test_every_link_carries_its_context_embedding(context: SearchContext, graph: Graph) -> None:
     records = graph.driver.execute_query(
         "MATCH ()-[l:LINKS_TO]->() RETURN count(l) AS links, "
@@ -57,14 +73,7 @@ def test_every_link_carries_its_context_embedding(context: SearchContext, graph:
 def test_links_land_on_the_heading_or_the_closest_chunk(
     context: SearchContext, graph: Graph
 ) -> None:
-    rows = graph.read(
-        Query.EXPAND_REACHED,
-        {
-            "sources": ["default/timeline.md#0", "default/timeline.md#1"],
-            "depth": 1,
-            "threshold": -1.0,
-        },
-    )
+    rows = links_reached(graph, ["default/timeline.md#0", "default/timeline.md#1"], 1, -1.0)
     by_href = {row["href"]: row for row in rows}
     founding = by_href["people/helena-vasconcelos.md#founding-years"]
     slugs = graph.driver.execute_query(
@@ -92,8 +101,7 @@ def test_one_read_follows_the_levels_above_the_threshold(
     sources = ["default/timeline.md#0", "default/timeline.md#1"]
 
     def reached(depth: int) -> list[Row]:
-        parameters = {"sources": sources, "depth": depth, "threshold": threshold}
-        return graph.read(Query.EXPAND_REACHED, parameters)
+        return links_reached(graph, sources, depth, threshold)
 
     first, both = reached(1), reached(2)
     assert {row["source_id"] for row in first} <= set(sources)

@@ -176,3 +176,12 @@ def test_with_a_query_weight_the_hop_closer_to_the_question_is_claimed_first() -
         bridge("a#0", "near#0", "F", validation=0.5, cosine=0.7),
     )
     assert ids(expand([("a#0", 1.0)], hops, Budget(2, 1, 10_000, 0.3, 0.8, 0.5))) == [["far#0"]]
+
+
+def test_a_chunk_bridges_only_where_none_of_its_links_is_valid() -> None:
+    hops = graph(edge("a#0", "b#0", 0.9), bridge("a#0", "c#0", "E"), bridge("z#0", "c#0", "E"))
+    assert ids(expand([("a#0", 1.0)], hops, BUDGET)) == [["b#0"]]
+    # A link below the threshold leaves the bridges to it; a hit without links bridges.
+    weak = graph(edge("a#0", "b#0", 0.1), bridge("a#0", "c#0", "E"))
+    assert ids(expand([("a#0", 1.0)], weak, BUDGET)) == [["c#0"]]
+    assert ids(expand([("z#0", 1.0)], hops, BUDGET)) == [["c#0"]]
