@@ -5,7 +5,9 @@ The idea is HippoRAG 2's (Gutiérrez et al., 2025, "From RAG to Memory", arXiv:2
 random walk that restarts at the question's own nodes reaches passages joined to them through
 the entities they share, which is where multi-hop answers lie. HippoRAG builds its entity graph
 with an LLM; here it is the graph ingestion already wrote without one, ``(:Chunk)-[:MENTIONS]->
-(:Entity)`` and ``LINKS_TO``, read in one statement (``cypher/walk/neighbourhood.cypher``).
+(:Entity)`` and ``LINKS_TO``, read in one statement (``cypher/walk/neighbourhood.cypher``), with
+the entities the bridges may cross only (``expansion.mention_bound``: a common entity would join
+everything to everything).
 
 The walk (``personalized_pagerank``) is the stationary distribution of::
 
@@ -28,6 +30,7 @@ from collections.abc import Iterable, Mapping
 
 from service.graph.queries import Query
 from service.retrieval.context import SearchRun
+from service.retrieval.expansion import mention_bound
 from service.retrieval.types import Ranking, SearchOptions
 
 WALK_DAMPING = 0.5
@@ -98,7 +101,7 @@ def walk_scores(run: SearchRun, ranking: Ranking) -> dict[str, float]:
         {
             "chunks": list(seeds),
             "entities": entities,
-            "max_mentions": options.bridge_max_mentions,
+            "max_mentions": mention_bound(options.bridge_max_mentions, run.scope.chunks),
             "limit": WALK_EDGE_LIMIT,
         },
     )

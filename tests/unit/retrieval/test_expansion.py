@@ -4,11 +4,20 @@ inherited score, the query-aware supporting score, and determinism."""
 
 from __future__ import annotations
 
+import math
 import random
 
 import pytest
 
-from service.retrieval.expansion import Budget, Edge, expand, inherited_score, supporting_score
+from service.retrieval.expansion import (
+    Budget,
+    Edge,
+    bridge_weight,
+    expand,
+    inherited_score,
+    mention_bound,
+    supporting_score,
+)
 from service.retrieval.types import EntityHop, LinkHop
 
 BUDGET = Budget(depth=2, per_hit=5, tokens=10_000, threshold=0.3, decay=0.8, fd_weight=0.5)
@@ -185,3 +194,18 @@ def test_a_chunk_bridges_only_where_none_of_its_links_is_valid() -> None:
     weak = graph(edge("a#0", "b#0", 0.1), bridge("a#0", "c#0", "E"))
     assert ids(expand([("a#0", 1.0)], weak, BUDGET)) == [["c#0"]]
     assert ids(expand([("z#0", 1.0)], hops, BUDGET)) == [["c#0"]]
+
+
+def test_the_bridge_weight_falls_as_more_chunks_name_the_entity() -> None:
+    # (1 − ln m / ln N)²: m = 3 of N = 3,328 keeps 0.75, m = 20 keeps 0.40.
+    assert bridge_weight(3, 3328) == pytest.approx((1 - math.log(3) / math.log(3328)) ** 2)
+    assert bridge_weight(20, 3328) == pytest.approx(0.398, abs=1e-3)
+    weights = [bridge_weight(m, 3328) for m in range(1, 60)]
+    assert weights == sorted(weights, reverse=True) and weights[0] == 1.0
+    assert bridge_weight(3328, 3328) == 0.0 and bridge_weight(5, 2) == 1.0
+
+
+def test_the_mention_bound_is_the_smaller_of_the_option_and_the_root_of_the_collection() -> None:
+    assert mention_bound(20, 3328) == 20  # √3,328 ≈ 57
+    assert mention_bound(20, 30) == 5  # a small collection: at most ⌊√30⌋
+    assert mention_bound(20, 0) == 2  # never below two chunks: a bridge joins two
