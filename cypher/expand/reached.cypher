@@ -12,10 +12,11 @@
 //   the query vector are kept (a chunk naming several entities would otherwise reach dozens);
 //   where several entities join the same two chunks, the one fewest chunks mention comes first.
 // Level 1 is the links and bridges out of $sources; each next level, the links out of the chunks
-// the previous one landed on with a validation of at least $threshold for a link,
-// $bridge_threshold for a bridge (each chunk once, none of $sources).
-// Why bridges leave the hits only: on the tune parts of MuSiQue dev and HotpotQA dev500 a bridge
-// out of a landing was never claimed (a hit's supporting chunks are full at the first level),
+// a link of the previous one landed on with a validation of at least $threshold (each chunk
+// once, none of $sources).
+// Why bridges leave the hits only, and a bridge's landing is a leaf: replayed on the tune parts
+// of MuSiQue dev and HotpotQA dev500, neither a bridge out of a landing nor a link out of a
+// bridge's landing was ever claimed (a hit's supporting chunks are full at the first level),
 // and reading them tripled the statement's time.
 // Each row also carries the FD* inputs of the chunk the hop leaves (its anchor node) and the
 // landing chunk's similarity to the query vector (its own similarity to the question).
@@ -57,7 +58,7 @@ WITH a_max, reduce(levels = [], depth IN range(1, $depth) |
       WHEN depth = 1 THEN CASE WHEN $links THEN $sources ELSE [] END
       ELSE reduce(ids = [], e IN last(levels) |
         CASE
-          WHEN e.validation < CASE e.kind WHEN 'link' THEN $threshold ELSE $bridge_threshold END
+          WHEN e.kind <> 'link' OR e.validation < $threshold
             OR e.landing.id IN ids OR e.landing.id IN $sources THEN ids
           ELSE ids + e.landing.id
         END)

@@ -13,7 +13,8 @@ and attach them to their hit. Two kinds of hop, read together:
   validation is 2·cos − 1 between the landing chunk and the chunk it leaves (the context the
   entity was named in). Of several entities joining the same two chunks, the rarest names the
   hop. A chunk bridges only where none of its links is valid: the author's own links come
-  first, and where they exist bridges crowded them out.
+  first, and where they exist bridges crowded them out. Bridges leave the hits only, and a
+  bridge's landing is a leaf (``reached.cypher`` says why).
 
 From each hit's chunk the hops are followed depth-first, up to ``expand_depth`` hops away, with
 **one visited registry for the whole answer**: each chunk is integrated once, by the first hit
