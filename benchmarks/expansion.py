@@ -34,6 +34,7 @@ from typing import Any
 
 import numpy as np
 
+from evaluation.conditions import WALK_WEIGHT
 from evaluation.datasets import BeirSplit, load_split
 from evaluation.metrics import held_aside, mean, per_query, wilcoxon
 from evaluation.run import EvalConfig, eval_server
@@ -47,8 +48,6 @@ CONDITIONS: dict[str, dict[str, Any]] = {
     "+bridge": {"bridge": True, **RANKED},
     "+expand+bridge": {"expand": True, "bridge": True, **RANKED},
 }
-# The walk's weight where it is measured (service.retrieval.walk; docs/benchmarks.md).
-WALK_WEIGHT = 0.4
 WALK_CONDITIONS: dict[str, dict[str, Any]] = {
     "+walk": {"walk_weight": WALK_WEIGHT},
     "+walk+expand+bridge": {"walk_weight": WALK_WEIGHT, **CONDITIONS["+expand+bridge"]},

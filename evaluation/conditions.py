@@ -348,8 +348,11 @@ register(ConditionName.HYBRID_BRIDGE, Group.OURS)(
 register(ConditionName.HYBRID_EXPAND_BRIDGE, Group.OURS)(
     _ours(ConditionName.HYBRID_EXPAND_BRIDGE, {"mode": Mode.HYBRID, "bridge": True, **_EXPAND})
 )
-# The walk's weight as a prior of the fusion (Personalized PageRank, service.retrieval.walk).
-WALK_WEIGHT = 0.1
+# The walk's weight as a prior of the fusion (Personalized PageRank, service.retrieval.walk),
+# chosen on MuSiQue dev's tune part among 0.05–1.6 (0.4: 0.6740 against flat 0.6668; held part
+# 0.6800 against 0.6680); on HotpotQA dev500 it gave 0.848 against 0.843 (tune), 0.854 against
+# 0.853 (held). docs/benchmarks.md, "Entity bridges".
+WALK_WEIGHT = 0.4
 register(ConditionName.HYBRID_WALK, Group.OURS)(
     _ours(ConditionName.HYBRID_WALK, {"mode": Mode.HYBRID, "walk_weight": WALK_WEIGHT})
 )

@@ -78,7 +78,8 @@ class Query(StrEnum):
     AUDIT_CHUNK_IDS = "audit/chunk_ids"
     AUDIT_SAMPLE_CHUNKS = "audit/sample_chunks"
     AUDIT_DOCUMENT_COSINES = "audit/document_cosines"
-    # expand: the hyperlink expansion (service/retrieval/expansion.py)
+    # expand: the expansion along links and entity bridges (service/retrieval/expansion.py);
+    # walk: the Personalized PageRank prior (service/retrieval/walk.py)
     EXPAND_REACHED = "expand/reached"
     WALK_NEIGHBOURHOOD = "walk/neighbourhood"
     # links: the title-link pass over an existing graph (loaders/title_pass.py)

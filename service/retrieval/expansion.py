@@ -66,6 +66,7 @@ from service.graph.queries import Query
 from service.retrieval.context import SearchRun
 from service.retrieval.fd_read import fd_score
 from service.retrieval.types import (
+    DEFAULT_BRIDGE_THRESHOLD,
     EntityHop,
     Hop,
     LinkHop,
@@ -202,7 +203,7 @@ class Budget:
     decay: float
     fd_weight: float
     query_weight: float = 0.0
-    bridge_threshold: float | None = None  # None: the links' threshold
+    bridge_threshold: float = DEFAULT_BRIDGE_THRESHOLD
 
     @classmethod
     def of(cls, options: SearchOptions) -> Budget:
@@ -219,9 +220,8 @@ class Budget:
 
     def valid(self, edge: Edge) -> bool:
         """Whether the hop's validation reaches its kind's threshold."""
-        if edge.kind == "entity" and self.bridge_threshold is not None:
-            return edge.validation >= self.bridge_threshold
-        return edge.validation >= self.threshold
+        threshold = self.bridge_threshold if edge.kind == "entity" else self.threshold
+        return edge.validation >= threshold
 
     def score(self, parent: float, edge: Edge) -> float:
         """What a chunk reached by ``edge`` from a node scoring ``parent`` scores."""
