@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -41,13 +42,17 @@ from loaders.model import Chunk, EntityMention, SourceDocument, Triple
 from loaders.read import FORMATS
 from loaders.source_types import classify_study_design
 from service.embedding import Embedder, Vectors
+from service.errors import DeadlineExceeded
 from service.factual_density import FdLevel
+from service.graph.deadline import paused, propagating
 from service.graph.gateway import Graph
 from service.scope import DEFAULT_COLLECTION, collection_name
 from service.settings import Settings
 from service.text.identifiers import find_identifiers
 from service.text.language import Language, detect_language, language_of
 from service.text.terms import index_terms
+
+log = logging.getLogger(__name__)
 
 # Bumped when what ingestion writes changes, so that re-ingesting rewrites older graphs.
 # 2: chunks carry their TF-IDF index terms; 3: documents their text; 4: entities' alias keys;
@@ -318,7 +323,8 @@ class Ingestor:
                 )
                 if pending is not None:
                     finish(pending)
-                pending = _Pending(prepared, writer.submit(self._write, collection, prepared))
+                write = propagating(self._write)  # within the caller's deadline, if any
+                pending = _Pending(prepared, writer.submit(write, collection, prepared))
             if pending is not None:
                 finish(pending)
         # Also when nothing was written: an earlier run may have ended before its refit.
@@ -339,8 +345,13 @@ class Ingestor:
 
     def refit_if_drifted(self, collection: str = DEFAULT_COLLECTION) -> bool:
         """Fit the collection's FD* length bins again if it drifted
-        (``fd_stats.refit_if_drifted``)."""
-        return refit_if_drifted(self.graph, collection, self.fd_refit_share, self.fd_bounds)
+        (``fd_stats.refit_if_drifted``). A refit a request's deadline cuts is left to the next
+        write: the documents it follows are committed, and stay so."""
+        try:
+            return refit_if_drifted(self.graph, collection, self.fd_refit_share, self.fd_bounds)
+        except DeadlineExceeded:
+            log.warning("FD* length bins of %r not refitted within the deadline", collection)
+            return False
 
     def content_hash(self, document: SourceDocument) -> str:
         """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
@@ -422,28 +433,32 @@ class Ingestor:
         # Entities and triples (spaCy) are extracted in the nlp thread while this thread embeds
         # the chunks: on two cores the pipeline then costs little more than the model alone.
         # Chunking stays here: it uses the model's tokenizer, which must not run in two threads.
-        clock = time.perf_counter()
-        chunked = self._chunk(todo)
-        extracted = nlp.submit(self.extractor.extract, [c for _, _, cs in chunked for c in cs])
-        stats.parse_s += time.perf_counter() - clock
+        # Chunking, parsing and embedding wait on no one but the CPU: a request's deadline
+        # does not count them (service/graph/deadline.py).
+        with paused():
+            clock = time.perf_counter()
+            chunked = self._chunk(todo)
+            extracted = nlp.submit(self.extractor.extract, [c for _, _, cs in chunked for c in cs])
+            stats.parse_s += time.perf_counter() - clock
 
-        clock = time.perf_counter()
-        chunk_vectors = self._vectors([c.text for _, _, cs in chunked for c in cs])
-        stats.embed_s += time.perf_counter() - clock
+            clock = time.perf_counter()
+            chunk_vectors = self._vectors([c.text for _, _, cs in chunked for c in cs])
+            stats.embed_s += time.perf_counter() - clock
 
-        clock = time.perf_counter()
-        parsed = self._parse(chunked, *extracted.result())
-        stats.parse_s += time.perf_counter() - clock
+            clock = time.perf_counter()
+            parsed = self._parse(chunked, *extracted.result())
+            stats.parse_s += time.perf_counter() - clock
 
-        clock = time.perf_counter()
-        embedded = self._embed(parsed, chunk_vectors)
-        stats.embed_s += time.perf_counter() - clock
+            clock = time.perf_counter()
+            embedded = self._embed(parsed, chunk_vectors)
+            stats.embed_s += time.perf_counter() - clock
         entities = merge_entities(embedded)
         has_embedding = self._embedded_entities(collection, entities, in_flight)
 
         clock = time.perf_counter()
         to_embed = [entity for entity in entities if entity.id not in has_embedding]
-        entity_vectors = self._vectors([entity.name for entity in to_embed])
+        with paused():
+            entity_vectors = self._vectors([entity.name for entity in to_embed])
         stats.embed_s += time.perf_counter() - clock
         return _Prepared(
             len(batch),

@@ -19,6 +19,7 @@ from service.api import (
     search,
     web,
 )
+from service.api.deadline import install_deadline
 from service.api.docs import install_docs
 from service.api.errors import install_error_handlers
 from service.api.metrics import install_metrics
@@ -80,5 +81,7 @@ def create_app(
     # Neo4j Browser fetches /browser/* with no key and answers their CORS itself; the search
     # page's files and options are public too (its searches still send the key).
     install_security(app, settings, public=("/browser", "/static", "/ui"), own_cors=("/browser",))
+    # Inside the metrics middleware, so a request's time counts its wait for the deadline.
+    install_deadline(app, settings.request_deadline_s)
     install_metrics(app)
     return app

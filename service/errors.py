@@ -10,6 +10,7 @@ AnchorgraphError
 ├── Forbidden             the key may read that collection, not write  → 403
 ├── Conflict              it would replace a document of another origin → 409
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
+├── DeadlineExceeded      Neo4j did not answer within the request deadline → 504
 ├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
 ├── OcrUnavailable        Tesseract (or a language's data) is not installed → 503
 ├── IndexNotReady         an index did not come ONLINE in time         → 503
@@ -64,6 +65,11 @@ class Conflict(AnchorgraphError):
 
 class GraphUnavailable(AnchorgraphError):
     """Neo4j cannot be reached, or refused the credentials."""
+
+
+class DeadlineExceeded(AnchorgraphError):
+    """Neo4j did not answer within the request's deadline (``request_deadline_s``); what was
+    left of the request was cancelled and nothing was written."""
 
 
 class ClaimExtractionError(AnchorgraphError):

@@ -34,13 +34,27 @@ class Settings(BaseSettings):
         description="Unset with the local server: generated once and stored 0600 in neo4j_home.",
     )
     neo4j_database: str = "neo4j"
-    # How long a request may wait on a Neo4j that is down or stuck before it answers 503: each
-    # bound below is one way of waiting (service/graph/gateway.py).
+    # How long a request may wait on a Neo4j that is down or stuck before it answers 503 or 504:
+    # the request's deadline bounds them all, each bound below one way of waiting
+    # (service/graph/gateway.py, service/graph/deadline.py).
+    request_deadline_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="A search or read answers within this many seconds of its arrival: its "
+        "result, or 503 (Neo4j unreachable) or 504 (Neo4j too slow; leftover reads are "
+        "cancelled). A document write's waits on Neo4j end by it too; reading, OCR and "
+        "embedding the document do not count.",
+    )
     neo4j_connect_timeout_s: float = Field(
         default=2.0, gt=0, description="TCP connect and Bolt handshake, per attempt."
     )
+    # A healthy server under load may take seconds to open a connection (a handshake and a
+    # login); the request deadline, not this, is what should end such a wait.
     neo4j_acquire_timeout_s: float = Field(
-        default=2.5, gt=0, description="Waiting for a connection from the driver's pool."
+        default=10.0,
+        gt=0,
+        description="Waiting for a connection from the driver's pool, opening one included "
+        "(within a request, also ended by its deadline).",
     )
     neo4j_retry_s: float = Field(
         default=1.0,

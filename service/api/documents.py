@@ -17,6 +17,7 @@ from starlette.datastructures import UploadFile
 from loaders.files import FileReading
 from loaders.model import SourceDocument
 from loaders.read import detect_format, read_bytes
+from service.api.deadline import answered_by
 from service.api.deps import AccessDep, RuntimeDep, readable, writable
 from service.api.errors import problems, unreadable_json
 from service.api.schemas import (
@@ -28,6 +29,7 @@ from service.api.schemas import (
     UploadFields,
 )
 from service.errors import Conflict, InvalidInput, NotFound, UnsupportedFormat
+from service.graph.deadline import paused
 from service.graph.queries import Query as Cypher
 from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
@@ -51,6 +53,8 @@ _FORMAT_OF_MEDIA_TYPE = {
 }
 # The largest page offset: far beyond any graph here, and far inside Neo4j's 64-bit SKIP.
 MAX_OFFSET = 1_000_000_000
+# How much longer than its deadline a write waits for Neo4j's answer (service/api/deadline.py).
+COMMIT_GRACE_S = 0.5
 
 DocumentIdPath = Annotated[
     str,
@@ -224,21 +228,29 @@ async def add_document(
     PDF, Word or image file larger than max_file_bytes is refused with 413; one with more pages
     than max_pages, or corrupt, or encrypted, with 422; a scan when Tesseract is not installed
     with 503. Nothing is written for a document that is refused.
+
+    The document's waits on Neo4j end by the request deadline
+    (`ANCHORGRAPH_REQUEST_DEADLINE_S`; reading and embedding it do not count): past it, 504,
+    and nothing of it is written.
     """
     max_bytes = runtime.settings.max_document_bytes
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
-    if media_type == "multipart/form-data":
-        files = FileReading.configured(runtime.settings)
-        document, collection, replace = await _from_upload(request, max_bytes, files)
-    elif media_type in {"", "application/json"} or media_type.endswith("+json"):
-        document, collection, replace = _from_json(await request.body(), max_bytes)
-    else:
-        raise UnsupportedFormat(
-            f"A document comes as application/json or multipart/form-data, not {media_type}."
-        )
+    # Receiving and reading the file (OCR included) do not count against the request's
+    # deadline, which bounds the waits on Neo4j (service/graph/deadline.py).
+    with paused():
+        if media_type == "multipart/form-data":
+            files = FileReading.configured(runtime.settings)
+            document, collection, replace = await _from_upload(request, max_bytes, files)
+        elif media_type in {"", "application/json"} or media_type.endswith("+json"):
+            document, collection, replace = _from_json(await request.body(), max_bytes)
+        else:
+            raise UnsupportedFormat(
+                f"A document comes as application/json or multipart/form-data, not {media_type}."
+            )
     writable(access, collection)
-    stats = await run_in_threadpool(
-        lambda: runtime.ingestor.ingest([document], collection=collection, replace=replace)
+    stats = await answered_by(
+        lambda: runtime.ingestor.ingest([document], collection=collection, replace=replace),
+        grace_s=COMMIT_GRACE_S,
     )
     if stats.refused:
         raise Conflict(stats.refused[0].message(collection) + "; send replace: true to allow it.")

@@ -34,6 +34,7 @@ from service.errors import (
     AnchorgraphError,
     ClaimExtractionError,
     Conflict,
+    DeadlineExceeded,
     DocumentTooLarge,
     Forbidden,
     GraphUnavailable,
@@ -104,6 +105,7 @@ NOT_FOUND = ProblemType(404, "not-found", "Not found")
 FORBIDDEN = ProblemType(403, "forbidden", "Not allowed to this key")
 CONFLICT = ProblemType(409, "conflict", "It would replace a document of another origin")
 GRAPH_UNAVAILABLE = ProblemType(503, "graph-unavailable", "Neo4j is unavailable")
+DEADLINE_EXCEEDED = ProblemType(504, "deadline-exceeded", "Neo4j did not answer in time")
 CLAIM_EXTRACTION_FAILED = ProblemType(502, "claim-extraction-failed", "Claim extraction failed")
 INDEX_NOT_READY = ProblemType(503, "index-not-ready", "An index is not ready")
 INTERNAL_ERROR = ProblemType(500, "internal-error", "Internal error")
@@ -119,6 +121,7 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (Forbidden, FORBIDDEN),
     (Conflict, CONFLICT),
     (GraphUnavailable, GRAPH_UNAVAILABLE),
+    (DeadlineExceeded, DEADLINE_EXCEEDED),
     (ClaimExtractionError, CLAIM_EXTRACTION_FAILED),
     (IndexNotReady, INDEX_NOT_READY),
     (OcrUnavailable, OCR_UNAVAILABLE),
@@ -333,6 +336,8 @@ _DESCRIPTIONS: dict[int, str] = {
     502: "The configured claim extractor failed.",
     503: "Neo4j is unavailable, an index is not ready, or a page needs OCR and Tesseract is "
     "not installed.",
+    504: "Neo4j did not answer within the request deadline (ANCHORGRAPH_REQUEST_DEADLINE_S); "
+    "nothing was written.",
 }
 _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
     400: (
@@ -355,13 +360,21 @@ _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
     422: (VALIDATION_ERROR, "body.k: Input should be less than or equal to 1000"),
     502: (CLAIM_EXTRACTION_FAILED, "claim extractor at http://127.0.0.1:8080 failed: timed out"),
     503: (GRAPH_UNAVAILABLE, "Neo4j at bolt://127.0.0.1:7687 is unavailable."),
+    504: (
+        DEADLINE_EXCEEDED,
+        "Neo4j did not answer within the request deadline of 10 s "
+        "(ANCHORGRAPH_REQUEST_DEADLINE_S); nothing was written. Try again, or raise the "
+        "deadline if Neo4j is only slow.",
+    ),
 }
 
 
 def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
     """The ``responses`` of a route for the error statuses it can answer: each becomes a
-    ``ProblemDetails`` body in the OpenAPI document."""
-    return {status: {"description": _DESCRIPTIONS[status]} for status in statuses}
+    ``ProblemDetails`` body in the OpenAPI document. A route that may answer 503 waits on
+    Neo4j, so within the request deadline: it may answer 504 too."""
+    waits = (504,) if 503 in statuses else ()
+    return {status: {"description": _DESCRIPTIONS[status]} for status in (*statuses, *waits)}
 
 
 def _example(status: int) -> dict[str, Any]:

@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
+from service.api.deadline import answered_by
 from service.api.deps import AccessDep, RuntimeDep
 from service.api.errors import problems
 from service.api.metrics import observe_search
@@ -87,7 +88,7 @@ ENTITIES_EXAMPLE: list[dict[str, Any]] = [
         **problems(400, 404, 413, 422, 503),
     },
 )
-def search(options: SearchOptions, runtime: RuntimeDep, access: AccessDep) -> SearchResult:
+async def search(options: SearchOptions, runtime: RuntimeDep, access: AccessDep) -> SearchResult:
     """Hybrid search with every score explained.
 
     `mode` picks dense, bm25 or tfidf alone, `hybrid` (the chosen `paths`, normalised and fused)
@@ -95,8 +96,11 @@ def search(options: SearchOptions, runtime: RuntimeDep, access: AccessDep) -> Se
     Filters apply to every path. It searches `collections`, by default every collection the
     key may read (404 for one it may not, as for one that does not exist). The answer lists
     detected entities, per-stage timings and the number of database round trips.
+
+    It answers within the request deadline (`ANCHORGRAPH_REQUEST_DEADLINE_S`): its result, 503
+    when Neo4j cannot be reached, or 504 when Neo4j did not answer in time.
     """
-    result = run_search(runtime.search, options, access)
+    result = await answered_by(lambda: run_search(runtime.search, options, access))
     observe_search(result)  # its stage timings into GET /metrics
     return result
 

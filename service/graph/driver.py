@@ -56,5 +56,6 @@ def connect(settings: Settings) -> Graph:
         query_timeout_s=settings.neo4j_query_timeout_s,
         write_timeout_s=settings.neo4j_write_timeout_s,
         retry_s=settings.neo4j_retry_s,
+        acquire_timeout_s=settings.neo4j_acquire_timeout_s,
         hint=hint,
     )

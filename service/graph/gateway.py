@@ -8,6 +8,9 @@ It does three things the driver leaves to its caller:
   connection, the server-side transaction timeout and the retry budget are all set from
   ``Settings``. Without them a stopped Neo4j kept ``/health`` waiting 30 s (the driver's default
   retry time) and a search answered 500.
+* **A deadline.** Within a request (``service.graph.deadline``), each statement's server-side
+  timeout, the wait for a pooled connection and the retries end by the request's deadline, and
+  a statement cut by it is :class:`~service.errors.DeadlineExceeded` (HTTP 504).
 * **Retries for reads.** A read that fails transiently (a stale pooled connection after Neo4j
   restarted, a leader switch in a cluster) is tried again with a doubling pause until the retry
   budget is spent; writes are managed transactions, retried by the driver within the same budget.
@@ -34,7 +37,8 @@ from neo4j.exceptions import (
 )
 from pydantic import BaseModel
 
-from service.errors import GraphUnavailable
+from service.errors import AnchorgraphError, GraphUnavailable
+from service.graph.deadline import Deadline, current
 from service.graph.queries import Query, as_parameters, cypher
 
 M = TypeVar("M", bound=BaseModel)
@@ -71,6 +75,7 @@ class Graph:
         query_timeout_s: float = 30.0,
         write_timeout_s: float = 600.0,
         retry_s: float = 1.0,
+        acquire_timeout_s: float = 10.0,
         hint: str = "",
     ) -> None:
         """Args:
@@ -79,11 +84,12 @@ class Graph:
         query_timeout_s: server-side timeout of one read.
         write_timeout_s: server-side timeout of one write transaction (an ingest batch).
         retry_s: how long a transiently failing read is tried again.
+        acquire_timeout_s: the longest wait for a pooled connection (the driver's setting).
         hint: appended to unavailability messages (how to start the server).
         """
         self._driver, self.database, self.uri = driver, database, uri
         self._read_timeout, self._write_timeout = query_timeout_s, write_timeout_s
-        self._retry_s, self._hint = retry_s, hint
+        self._retry_s, self._acquire_s, self._hint = retry_s, acquire_timeout_s, hint
 
     @property
     def driver(self) -> neo4j.Driver:
@@ -102,24 +108,26 @@ class Graph:
         Raises:
             GraphUnavailable: the server cannot be reached, or the read timed out.
         """
-        statement = neo4j.Query(cypher(query), timeout=self._read_timeout)
+        deadline = current()
         values = as_parameters(parameters or {})
-        deadline = time.monotonic() + self._retry_s
+        retry_until = time.monotonic() + self._retry_s
         pause = _FIRST_PAUSE_S
         while True:
+            timeout = _bounded(self._read_timeout, deadline)
+            statement = neo4j.Query(cypher(query), timeout=timeout)
             try:
-                with self._driver.session(
-                    database=self.database, default_access_mode=neo4j.READ_ACCESS
-                ) as session:
+                with self._session(deadline, neo4j.READ_ACCESS) as session:
                     return list(session.run(statement, values))
             except (Neo4jError, DriverError, OSError) as error:
-                if _retryable(error) and time.monotonic() + pause <= deadline:
+                left = float("inf") if deadline is None else deadline.remaining()
+                if _retryable(error) and pause <= min(retry_until - time.monotonic(), left):
                     time.sleep(pause)
                     pause *= 2
                     continue
-                if _unavailability(error):
-                    raise self._unavailable(error) from error
-                raise
+                failure = self._failure(error, deadline)
+                if failure is None:
+                    raise
+                raise failure from error
 
     def models(
         self, query: Query, model: type[M], parameters: Mapping[str, Any] | None = None
@@ -142,14 +150,17 @@ class Graph:
         Raises:
             GraphUnavailable: the server cannot be reached, or the transaction timed out.
         """
-        unit = neo4j.unit_of_work(timeout=self._write_timeout)(work)
+        deadline = current()
+        timeout = _bounded(self._write_timeout, deadline)
+        unit = neo4j.unit_of_work(timeout=timeout)(work)
         try:
-            with self._driver.session(database=self.database) as session:
+            with self._session(deadline) as session:
                 return session.execute_write(unit)
         except (Neo4jError, DriverError, OSError) as error:
-            if _unavailability(error):
-                raise self._unavailable(error) from error
-            raise
+            failure = self._failure(error, deadline)
+            if failure is None:
+                raise
+            raise failure from error
 
     def run(self, statement: str, parameters: Mapping[str, Any] | None = None) -> None:
         """One auto-commit statement of a schema file (DDL cannot run in a managed write)."""
@@ -161,13 +172,47 @@ class Graph:
                 raise self._unavailable(error) from error
             raise
 
+    def _session(
+        self, deadline: Deadline | None, access: str = neo4j.WRITE_ACCESS
+    ) -> neo4j.Session:
+        """A session whose wait for a pooled connection and whose retries of managed
+        transactions end by ``deadline`` too."""
+        acquire = _bounded(self._acquire_s, deadline)
+        return self._driver.session(
+            database=self.database,
+            default_access_mode=access,
+            connection_acquisition_timeout=acquire,
+            max_transaction_retry_time=min(self._retry_s, acquire),
+        )
+
+    def _failure(self, error: Exception, deadline: Deadline | None) -> AnchorgraphError | None:
+        """What a failed statement raises instead of ``error``: the deadline's error once it has
+        passed (a statement or a wait cut by it ends after it), unavailability when the server
+        is out of reach; None for an error of the statement itself."""
+        if deadline is not None and deadline.remaining() <= 0:
+            return deadline.exceeded()
+        return self._unavailable(error) if _unavailability(error) else None
+
     def _unavailable(self, error: Exception) -> GraphUnavailable:
-        if isinstance(error, Neo4jError) and _TIMED_OUT in (error.code or ""):
-            return GraphUnavailable(f"Neo4j at {self.uri} did not answer in time: {error.message}")
+        if _timed_out(error):
+            return GraphUnavailable(f"Neo4j at {self.uri} did not answer in time: {error}")
         if isinstance(error, AuthError):
             return GraphUnavailable(f"Neo4j at {self.uri} refused the credentials: {error}")
         detail = str(error) or type(error).__name__
         return GraphUnavailable(f"Neo4j at {self.uri} is unavailable: {detail}.{self._hint}")
+
+
+def _bounded(timeout: float, deadline: Deadline | None) -> float:
+    """``timeout``, or the deadline's time left when that is shorter.
+
+    Raises:
+        DeadlineExceeded: the deadline has passed (no statement is sent).
+    """
+    return timeout if deadline is None else deadline.bound(timeout)
+
+
+def _timed_out(error: Exception) -> bool:
+    return isinstance(error, Neo4jError) and _TIMED_OUT in (error.code or "")
 
 
 def _retryable(error: Exception) -> bool:
@@ -181,9 +226,7 @@ def _retryable(error: Exception) -> bool:
 
 def _unavailability(error: Exception) -> bool:
     """Whether an error is about reaching Neo4j rather than about the statement."""
-    if isinstance(error, _LOST) or _retryable(error):
-        return True
-    return isinstance(error, Neo4jError) and _TIMED_OUT in (error.code or "")
+    return isinstance(error, _LOST) or _retryable(error) or _timed_out(error)
 
 
 def row_values(record: neo4j.Record) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import TypeVar
 
+from service.graph.deadline import propagating
 from service.graph.gateway import Row
 from service.graph.queries import Query
 from service.retrieval.analysis import analyse, embed, prepare, query_language
@@ -141,7 +142,8 @@ class _Paths:
         """Start those of ``paths`` this search runs and has not started yet."""
         for name in [n for n in self._pending if n in paths]:
             self._pending.remove(name)
-            self._futures[name] = self._context.executor.submit(self._run, paths[name], query)
+            run = propagating(self._run)  # within the request's deadline, if any
+            self._futures[name] = self._context.executor.submit(run, paths[name], query)
 
     def _run(self, path: CandidatePath[Q], query: Q) -> list[Candidate]:
         with self._trace.stage(f"path:{path.name}"):

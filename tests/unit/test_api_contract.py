@@ -31,6 +31,7 @@ ERROR_TYPES = {
     422: "validation-error",
     502: "claim-extraction-failed",
     503: "graph-unavailable",
+    504: "deadline-exceeded",
 }
 
 
@@ -76,11 +77,11 @@ def test_every_error_status_is_a_problem_details_body(openapi: dict[str, Any]) -
 @pytest.mark.parametrize(
     ("operation", "statuses"),
     [
-        ("POST /documents", {400, 413, 415, 422, 503}),
+        ("POST /documents", {400, 413, 415, 422, 503, 504}),
         ("GET /documents", {422, 503}),
         ("GET /documents/{document_id}", {404, 503}),
         ("DELETE /documents/{document_id}", {404, 503}),
-        ("POST /search", {400, 422, 503}),
+        ("POST /search", {400, 422, 503, 504}),
         ("POST /judgments", {400, 403, 404, 422, 503}),
         ("GET /entities", {422, 503}),
         ("POST /audit/coverage", {400, 422, 503}),

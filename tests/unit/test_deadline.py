@@ -1,0 +1,52 @@
+"""The request deadline's rules, without a server: what time is left, what pauses do, and that
+the deadline reaches the threads a request starts."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from service.errors import DeadlineExceeded
+from service.graph.deadline import Deadline, current, paused, propagating, within
+
+
+def test_a_bound_is_the_shorter_of_the_timeout_and_the_time_left() -> None:
+    deadline = Deadline(5.0)
+    assert deadline.bound(1.0) == 1.0
+    assert 4.0 < deadline.bound(30.0) <= 5.0
+
+
+def test_a_passed_deadline_sends_nothing_and_says_which_setting() -> None:
+    deadline = Deadline(0.01)
+    time.sleep(0.02)
+    with pytest.raises(DeadlineExceeded, match="ANCHORGRAPH_REQUEST_DEADLINE_S"):
+        deadline.bound(30.0)
+
+
+def test_time_spent_paused_does_not_count() -> None:
+    deadline = Deadline(0.2)
+    with paused(), within(deadline):  # no deadline yet when the pause began: nothing moves
+        pass
+    with within(deadline), paused():
+        time.sleep(0.3)
+    assert deadline.remaining() > 0.1
+
+
+def test_the_deadline_reaches_pool_threads_only_through_propagating() -> None:
+    deadline = Deadline(10.0)
+    with ThreadPoolExecutor(max_workers=1) as pool, within(deadline):
+        assert pool.submit(current).result() is None  # a pool thread has a context of its own
+        assert pool.submit(propagating(current)).result() is deadline
+        assert pool.submit(propagating(current)).result() is deadline  # one copy per submission
+    assert current() is None
+
+
+def test_an_expired_deadline_stays_passed_whatever_pauses_follow() -> None:
+    deadline = Deadline(10.0)
+    deadline.expire()
+    with within(deadline), paused():
+        time.sleep(0.01)
+    with pytest.raises(DeadlineExceeded):
+        deadline.bound(1.0)
