@@ -78,6 +78,19 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
 
 
+# The CLI's tables and messages as a 160-column terminal shows them, whatever terminal (or none,
+# 80 columns to Rich, as under `bash .ci/run`) runs the tests: an assertion on a phrase then
+# cannot fail because a narrower one wrapped or truncated it.
+CLI_WIDTH = 160
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _cli_width() -> None:
+    from service import cli_output
+
+    cli_output.console.width = cli_output.err.width = CLI_WIDTH
+
+
 @pytest.fixture(autouse=True)
 def _fast_tests_load_no_model(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test not marked slow that loads the embedding model fails, naming itself: the fast

@@ -1,9 +1,24 @@
-// Text and document title of the chunks a search returns, and the collection they belong to.
+// Text and document title of the chunks a search returns, the collection they belong to, and
+// what their FD* is computed from (as cypher/fd/fd_inputs.cypher reads it), so a search
+// shows every hit's FD* without a read of its own.
 // Parameters: $chunk_ids (keys). Returns: chunk_id, document_id (keys), collection, title, text,
 // n_tokens, pages (the page numbers the chunk covers, [] without pages), ocr_confidence (null
-// unless OCR read its text).
+// unless OCR read its text), source_type, a_source, a_max, chunk and document (maps: fd_raw,
+// n_tokens, n_claims, bin, n, total, total_sq; null bin statistics when not yet binned).
+CALL () {
+  OPTIONAL MATCH (top:SourceAuthority)
+  RETURN CASE WHEN max(top.a_source) > 1.0 THEN max(top.a_source) ELSE 1.0 END AS a_max
+}
 UNWIND $chunk_ids AS id
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: id})
+OPTIONAL MATCH (cs:FdStats {collection: c.collection, id: 'chunk:' + c.length_bin})
+OPTIONAL MATCH (ds:FdStats {collection: d.collection, id: 'document:' + d.length_bin})
+OPTIONAL MATCH (a:SourceAuthority {source_type: d.source_type})
 RETURN c.id AS chunk_id, d.id AS document_id, d.collection AS collection,
        coalesce(d.title, '') AS title, c.text AS text, c.n_tokens AS n_tokens,
-       coalesce(c.pages, []) AS pages, c.ocr_confidence AS ocr_confidence;
+       coalesce(c.pages, []) AS pages, c.ocr_confidence AS ocr_confidence,
+       coalesce(d.source_type, '') AS source_type, coalesce(a.a_source, 1.0) AS a_source, a_max,
+       {fd_raw: coalesce(c.fd_raw, 0.0), n_tokens: c.n_tokens, n_claims: coalesce(c.n_claims, 0),
+        bin: c.length_bin, n: cs.n, total: cs.total, total_sq: cs.total_sq} AS chunk,
+       {fd_raw: coalesce(d.fd_raw, 0.0), n_tokens: d.n_tokens, n_claims: coalesce(d.n_claims, 0),
+        bin: d.length_bin, n: ds.n, total: ds.total, total_sq: ds.total_sq} AS document;

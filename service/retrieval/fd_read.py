@@ -1,7 +1,8 @@
 """Each hit's FD* as the graph gives it: ``fd_raw``, the length bin and its running statistics,
 and the source type's authority (``cypher/fd/fd_inputs.cypher``), made into FD* by
-``service.factual_density``. Read by the FD* stages (``density``), multi-signal scoring and
-hydration, so every hit of every search shows its FD*."""
+``service.factual_density``. Read by the FD* stages (``density``) and multi-signal scoring;
+hydration reads the same inputs with the hits' texts, so every hit of every search shows its
+FD*."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
 from service.factual_density import BinStats, fd_star, rescale
+from service.graph.gateway import Row
 from service.graph.queries import Query
 from service.retrieval.paths import Reader
 from service.retrieval.types import FdScore, SearchOptions
@@ -22,16 +24,19 @@ def fd_scores(read: Reader, chunk_ids: Collection[str], level: Level) -> dict[st
     if not chunk_ids:
         return {}
     records = read(Query.FD_INPUTS, {"chunk_ids": list(dict.fromkeys(chunk_ids))})
-    return {
-        record["chunk_id"]: fd_score(
-            record[level],
-            level,
-            record["source_type"],
-            float(record["a_source"]),
-            float(record["a_max"]),
-        )
-        for record in records
-    }
+    return {record["chunk_id"]: fd_of(record, level) for record in records}
+
+
+def fd_of(record: Row, level: Level) -> FdScore:
+    """FD* at ``level`` from a row that carries FD*'s inputs (``fd_inputs.cypher``, and
+    ``hydrate_chunks.cypher``, which reads them beside the text)."""
+    return fd_score(
+        record[level],
+        level,
+        record["source_type"],
+        float(record["a_source"]),
+        float(record["a_max"]),
+    )
 
 
 def fd_score(

@@ -25,7 +25,7 @@ from service.graph.queries import Query
 from service.retrieval.analysis import analyse, embed, prepare, query_language
 from service.retrieval.collections import search_scope
 from service.retrieval.context import SearchContext, SearchRun, Trace
-from service.retrieval.fd_read import Level, fd_scores
+from service.retrieval.fd_read import Level, fd_of, fd_scores
 from service.retrieval.feedback import rocchio
 from service.retrieval.fusion import FusedScore, fuse
 from service.retrieval.normalise import Normalisation, normalise
@@ -434,16 +434,15 @@ class Cut:
 # --- hydrate -------------------------------------------------------------------------------------
 def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[Hit]:
     """The hits (and their supporting chunks) with their documents' titles, their chunks' texts
-    and the FD* (at ``level``) of those no stage read it for (two round trips, one when every hit
-    has its FD*). A hit shows its collection, and every id in it is the id within that
-    collection (``service.scope.local_id``)."""
+    and the FD* (at ``level``) of those no stage read it for, in one round trip. A hit shows its
+    collection, and every id in it is the id within that collection
+    (``service.scope.local_id``)."""
     if not ranked:
         return []
     supporting = [s.chunk_id for hit in ranked for s in hit.supporting]
     chunk_ids = list(dict.fromkeys([hit.chunk_id for hit in ranked] + supporting))
     records = read(Query.HYDRATE_CHUNKS, {"chunk_ids": chunk_ids})
     details = {record["chunk_id"]: record for record in records}
-    fd = fd_scores(read, [hit.chunk_id for hit in ranked if hit.fd is None], level)
     hits: list[Hit] = []
     for hit in ranked:
         detail = details.get(hit.chunk_id)
@@ -466,7 +465,7 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
                 ocr_confidence=detail["ocr_confidence"] if detail else None,
                 paths=hit.paths,
                 signals=signals,
-                fd=hit.fd or fd.get(hit.chunk_id),
+                fd=hit.fd or (fd_of(detail, level) if detail else None),
                 supporting=[_hydrated(s, details.get(s.chunk_id)) for s in hit.supporting],
                 priors=hit.signal_contributions,
             )

@@ -58,6 +58,14 @@ class RecordedGraph:
                     "n_tokens": 7,
                     "pages": [],
                     "ocr_confidence": None,
+                    # FD*'s inputs: a chunk of twice its bin's mean fd_raw (z = Φ((2 − 1)/1)).
+                    "source_type": "",
+                    "a_source": 1.0,
+                    "a_max": 1.0,
+                    "chunk": {"fd_raw": 2.0, "n_tokens": 7, "n_claims": 1, "bin": "short",
+                              "n": 2, "total": 2.0, "total_sq": 4.0},  # fmt: skip
+                    "document": {"fd_raw": 2.0, "n_tokens": 7, "n_claims": 1, "bin": None,
+                                 "n": None, "total": None, "total_sq": None},  # fmt: skip
                 }
                 for c in parameters["chunk_ids"]
             ]
@@ -100,7 +108,11 @@ def test_a_hybrid_search_fuses_cuts_and_hydrates_the_recorded_rows(graph: Record
     assert {hit.collection for hit in result.hits} == {"notes"} and result.collections == ["notes"]
     assert result.candidates == {"dense": 3, "bm25": 2}
     assert result.round_trips == len(graph.asked)  # every read counted
-    assert result.round_trips <= 5  # entities, dense, bm25, hydrate and the hits' FD*
+    # Entities, dense, bm25, and hydration, which reads the hits' FD* with their texts.
+    assert graph.asked.count(Query.HYDRATE_CHUNKS) == 1 and Query.FD_INPUTS not in graph.asked
+    assert result.round_trips <= 4
+    fd = result.hits[0].fd
+    assert fd is not None and fd.level == "chunk" and fd.bin_mean == 1.0
     stages = [timing.stage for timing in result.timings]
     assert stages.index("analyse") < stages.index("fuse") < stages.index("cut")
     assert stages[-1] == "hydrate"
