@@ -29,6 +29,18 @@ def candidates(*rows: tuple[str, str, float]) -> list[dict[str, Any]]:
     ]
 
 
+# FD*'s inputs as hydration reads them: a chunk of twice its bin's mean fd_raw (bin mean 1, sd
+# 1), and a document whose bins are not fitted yet.
+CHUNK_FD_INPUTS = {
+    "fd_raw": 2.0, "n_tokens": 7, "n_claims": 1, "bin": "short", "n": 2, "total": 2.0,
+    "total_sq": 4.0,
+}  # fmt: skip
+DOCUMENT_FD_INPUTS = {
+    "fd_raw": 2.0, "n_tokens": 7, "n_claims": 1, "bin": None, "n": None, "total": None,
+    "total_sq": None,
+}  # fmt: skip
+
+
 class RecordedGraph:
     """Answers each statement with rows recorded for it, and keeps what was asked (but the
     collections' sizes, which searches share and no search counts)."""
@@ -58,14 +70,11 @@ class RecordedGraph:
                     "n_tokens": 7,
                     "pages": [],
                     "ocr_confidence": None,
-                    # FD*'s inputs: a chunk of twice its bin's mean fd_raw (z = Φ((2 − 1)/1)).
                     "source_type": "",
                     "a_source": 1.0,
                     "a_max": 1.0,
-                    "chunk": {"fd_raw": 2.0, "n_tokens": 7, "n_claims": 1, "bin": "short",
-                              "n": 2, "total": 2.0, "total_sq": 4.0},  # fmt: skip
-                    "document": {"fd_raw": 2.0, "n_tokens": 7, "n_claims": 1, "bin": None,
-                                 "n": None, "total": None, "total_sq": None},  # fmt: skip
+                    "chunk": CHUNK_FD_INPUTS,
+                    "document": DOCUMENT_FD_INPUTS,
                 }
                 for c in parameters["chunk_ids"]
             ]
