@@ -12,6 +12,7 @@ are unique within it: the same ``README.md`` in two collections is two documents
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import logging
@@ -228,6 +229,14 @@ class Ingestor:
                 classify_sources,
             ]
         )
+
+    def rehearsing(self) -> Ingestor:
+        """This ingestor with every write rolled back and no one told of changes: an ingest
+        runs all of its work (the model, spaCy, each statement planned by Neo4j) and leaves
+        the graph as it was (the API's warm start)."""
+        rehearsing = copy.copy(self)
+        rehearsing.graph, rehearsing.on_change = self.graph.rehearsal(), None
+        return rehearsing
 
     @classmethod
     def configured(

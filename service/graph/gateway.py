@@ -22,9 +22,10 @@ It does three things the driver leaves to its caller:
 
 from __future__ import annotations
 
+import copy
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol, TypeVar
+from typing import Any, Protocol, TypeVar, cast
 
 import neo4j
 from neo4j.exceptions import (
@@ -90,6 +91,14 @@ class Graph:
         self._driver, self.database, self.uri = driver, database, uri
         self._read_timeout, self._write_timeout = query_timeout_s, write_timeout_s
         self._retry_s, self._acquire_s, self._hint = retry_s, acquire_timeout_s, hint
+        self._rehearsing = False
+
+    def rehearsal(self) -> Graph:
+        """This graph with every write rolled back: Neo4j plans and caches a write's
+        statements, and the graph is left as it was (the API's warm start)."""
+        rehearsing = copy.copy(self)
+        rehearsing._rehearsing = True
+        return rehearsing
 
     @property
     def driver(self) -> neo4j.Driver:
@@ -155,6 +164,8 @@ class Graph:
         unit = neo4j.unit_of_work(timeout=timeout)(work)
         try:
             with self._session(deadline) as session:
+                if self._rehearsing:
+                    return _rolled_back(session, work, timeout)
                 return session.execute_write(unit)
         except (Neo4jError, DriverError, OSError) as error:
             failure = self._failure(error, deadline)
@@ -200,6 +211,27 @@ class Graph:
             return GraphUnavailable(f"Neo4j at {self.uri} refused the credentials: {error}")
         detail = str(error) or type(error).__name__
         return GraphUnavailable(f"Neo4j at {self.uri} is unavailable: {detail}.{self._hint}")
+
+
+class _Rehearsed(Exception):
+    """Raised out of a rehearsed write's transaction with its result: the driver then rolls the
+    transaction back, as after any exception of the work."""
+
+    def __init__(self, result: object) -> None:
+        self.result = result
+
+
+def _rolled_back(
+    session: neo4j.Session, work: Callable[[neo4j.ManagedTransaction], T], timeout: float
+) -> T:
+    def rehearse(transaction: neo4j.ManagedTransaction) -> T:
+        raise _Rehearsed(work(transaction))
+
+    try:
+        session.execute_write(neo4j.unit_of_work(timeout=timeout)(rehearse))
+    except _Rehearsed as done:
+        return cast(T, done.result)
+    raise AssertionError("a rehearsal always ends in _Rehearsed")
 
 
 def _bounded(timeout: float, deadline: Deadline | None) -> float:

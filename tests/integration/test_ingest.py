@@ -123,6 +123,18 @@ def test_reingesting_unchanged_content_is_a_no_op(
     assert links(ingestor.graph.driver) == before_links
 
 
+def test_a_rehearsed_ingest_does_all_its_work_and_leaves_the_graph_as_it_was(
+    ingestor: Ingestor, sample: list[SourceDocument]
+) -> None:
+    ingestor.ingest(sample[:6])
+    before, before_links = summary(ingestor.graph.driver), links(ingestor.graph.driver)
+    rehearsed = ingestor.rehearsing().ingest(sample[6:])
+    assert rehearsed.written == 6 and rehearsed.chunks > 0 and rehearsed.mentions > 0
+    assert summary(ingestor.graph.driver) == before
+    assert links(ingestor.graph.driver) == before_links
+    assert ingestor.ingest(sample[6:]).written == 6  # then written for real, as new
+
+
 def test_changed_document_replaces_its_content_and_keeps_incoming_links(
     ingestor: Ingestor, sample: list[SourceDocument]
 ) -> None:

@@ -110,6 +110,21 @@ def wait_for_pings(neo4j: FakeNeo4j, count: int = 2) -> None:
         assert neo4j.pinged.wait(5)
 
 
+def test_the_api_serves_while_the_warm_up_at_start_runs() -> None:
+    release = threading.Event()
+
+    def slow_warm() -> WarmUp:
+        release.wait(5)
+        return WarmUp(searches=6, ms=5000.0)
+
+    warmer = Warmer(FakeNeo4j().ping, slow_warm, interval_s=0.01)
+    with warmer.running():
+        assert not warmer.ready.is_set() and warmer.warmups == []  # the block runs meanwhile
+        release.set()
+        assert warmer.ready.wait(5)
+    assert [w.searches for w in warmer.warmups] == [6]
+
+
 def test_the_warmer_warms_at_start_and_once_after_each_outage() -> None:
     neo4j = FakeNeo4j()
     warmed = threading.Event()
@@ -120,7 +135,8 @@ def test_the_warmer_warms_at_start_and_once_after_each_outage() -> None:
 
     warmer = Warmer(neo4j.ping, warm, interval_s=0.01)
     with warmer.running():
-        assert len(warmer.warmups) == 1  # before the block runs: before the API serves
+        assert warmer.ready.wait(5)  # in the background, while the API serves
+        assert len(warmer.warmups) == 1
         wait_for_pings(neo4j)
         assert len(warmer.warmups) == 1  # up all along: nothing more
         neo4j.down = True
