@@ -31,10 +31,14 @@ import subprocess
 import sys
 import time
 import uuid
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from benchmarks.server import add_server_arguments, benchmark_server, log
 from service.settings import Settings
+
+if TYPE_CHECKING:
+    from service.runtime import Runtime
 
 QUERIES = (
     "what happened in the Gallery 3 incident?",
@@ -74,7 +78,14 @@ def child(condition: str) -> dict[str, Any]:
     from service.graph.local_server import LocalNeo4j
 
     if condition == "cold":
-        warm.warm_up = lambda runtime: warm.WarmUp(0, 0.0)  # nothing runs ahead
+
+        def nothing_ahead(
+            runtime: Runtime, serving: Callable[[], None] = lambda: None
+        ) -> warm.WarmUp:
+            serving()
+            return warm.WarmUp(0, 0.0)
+
+        warm.warm_up = nothing_ahead
     settings = Settings(_env_file=None)  # the parent's server, through the environment
     started = time.perf_counter()
     app = create_app(settings)

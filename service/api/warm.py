@@ -5,14 +5,18 @@ A search pays once for everything it touches first: in the API process, the mode
 inferences and the first run of each code path; in Neo4j, the plan of each search statement
 (the query cache starts empty with the server) and the first reads of the indexes' files. A
 write pays the same for its own statements, and for spaCy's and the model's first batch. So
-the API rehearses one write (``WARM_DOCUMENT``, in a transaction rolled back: nothing stays)
-and runs one throwaway search of each kind (``WARM_SEARCHES``: every path, both levels, the
-ranking stages), the search page's own first. It does so in the background while it serves:
-start-up is not made longer, and what a person does meanwhile waits only for the plan being
-made. It warms again whenever Neo4j comes back after an outage. The graph gateway notices
-failures request by request but not a recovery, so a watcher thread asks Neo4j for its version
-every ``interval_s`` (the query of ``GET /health``); the first answer after a failure warms
-again. Figures: ``docs/benchmarks.md`` (warm start).
+before it serves, the API rehearses one write (``WARM_DOCUMENT``, in a transaction rolled back:
+nothing stays) while it runs the search the search page sends (``FIRST_SEARCHES``); then, while
+it serves, one throwaway search of each other kind (``WARM_SEARCHES``: every path, both levels,
+the ranking stages). Measured with ``benchmarks/warm_start.py`` (medians of two runs, the sample
+corpus): warming all of it before serving makes start-up ~10 s longer; all of it in the
+background left a search made at once waiting 3.8 s for the plans the warm-up was making; the
+write and the page's search first, side by side, add ~4.5 s to an 11 s start-up, and a search
+made at once then takes ~120 ms, a write ~1.2 s (75 ms and 0.75 s once the rest is warm).
+It warms again whenever Neo4j comes back after an outage. The graph gateway notices failures
+request by request but not a recovery, so a watcher thread asks Neo4j for its version every
+``interval_s`` (the query of ``GET /health``); the first answer after a failure warms again.
+Figures: ``docs/benchmarks.md`` (warm start).
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -44,12 +49,13 @@ WARM_QUERIES = (
     "warm start: humidity and light in the storerooms",
     "warm start: the AG-2048 sensors of the MAC",
 )
-# One search of each kind, together running every candidate path and ranking stage: what the
-# search page sends first (hybrid, chunk level, explained), the single paths, chunk-level hybrid
-# with expansion and the FD* rerank, document-level hybrid with its document paths, feedback
-# and priors, and multisignal scoring.
+# What the search page sends (hybrid, chunk level, explained): warmed, with a write, before the
+# API serves.
+FIRST_SEARCHES: tuple[dict[str, Any], ...] = ({"explain": True},)
+# Then one search of each other kind, together running every candidate path and ranking stage:
+# the single paths, chunk-level hybrid with expansion and the FD* rerank, document-level hybrid
+# with its document paths, feedback and priors, and multisignal scoring.
 WARM_SEARCHES: tuple[dict[str, Any], ...] = (
-    {"explain": True},
     {"mode": "dense"},
     {"mode": "bm25"},
     {"mode": "tfidf"},
@@ -90,32 +96,39 @@ class WarmUp:
 IN_COLLECTION_SEARCHES: tuple[dict[str, Any], ...] = ({}, {"level": "document"})
 
 
-def warm_up(runtime: Runtime) -> WarmUp:
+def warm_up(runtime: Runtime, serving: Callable[[], None] = lambda: None) -> WarmUp:
     """Rehearse writing ``WARM_DOCUMENT`` into the graph's first collection (or the default
-    one; rolled back), then run each of ``WARM_SEARCHES`` for each of ``WARM_QUERIES``, and
-    each of ``IN_COLLECTION_SEARCHES`` in that collection, and throw the answers away; stop at
-    the first that fails."""
+    one; rolled back) while running ``FIRST_SEARCHES``, then call ``serving``; then run
+    ``WARM_SEARCHES`` and ``IN_COLLECTION_SEARCHES`` in that collection. Each search runs for
+    each of ``WARM_QUERIES`` and its answer is thrown away. It stops at the first that fails
+    (calling ``serving`` if it has not)."""
     started = time.perf_counter()
     done = writes = 0
     try:
         collections = sorted(runtime.search.sizes.get(runtime.graph.read))[:1]
         collection = collections[0] if collections else DEFAULT_COLLECTION
-        runtime.ingestor.rehearsing().ingest([warm_document()], collection=collection)
-        writes += 1
-    except AnchorgraphError as error:
+        # The write beside the searches: the model and spaCy work in Python while Neo4j plans.
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="warm-write") as pool:
+            rehearsing = runtime.ingestor.rehearsing()
+            write = pool.submit(rehearsing.ingest, [warm_document()], collection=collection)
+            for options in FIRST_SEARCHES:
+                done += _run_searches(runtime, options)
+            write.result()
+            writes += 1
+        serving()
+        in_collection = [{**o, "collections": collections} for o in IN_COLLECTION_SEARCHES]
+        for options in [*WARM_SEARCHES, *(in_collection if collections else [])]:
+            done += _run_searches(runtime, options)
+    except AnchorgraphError as error:  # Neo4j went away meanwhile: the watcher tries again
+        serving()
         return WarmUp(done, _ms_since(started), f"{type(error).__name__}: {error}", writes)
-    searches = [
-        *WARM_SEARCHES,
-        *({**options, "collections": collections} for options in IN_COLLECTION_SEARCHES),
-    ]
-    for options in searches if collections else WARM_SEARCHES:
-        for query in WARM_QUERIES:
-            try:
-                search(runtime.search, SearchOptions.model_validate({"query": query, **options}))
-            except AnchorgraphError as error:  # Neo4j went away meanwhile: the watcher retries
-                return WarmUp(done, _ms_since(started), f"{type(error).__name__}: {error}", writes)
-            done += 1
     return WarmUp(done, _ms_since(started), writes=writes)
+
+
+def _run_searches(runtime: Runtime, options: dict[str, Any]) -> int:
+    for query in WARM_QUERIES:
+        search(runtime.search, SearchOptions.model_validate({"query": query, **options}))
+    return len(WARM_QUERIES)
 
 
 def _ms_since(started: float) -> float:
@@ -124,22 +137,24 @@ def _ms_since(started: float) -> float:
 
 class Warmer:
     """Warms at start, then watches: ``ping`` raising an ``AnchorgraphError`` is an outage, and
-    the first ping that passes after one warms again."""
+    the first ping that passes after one warms again. ``warm`` calls the callable it is given
+    once what must be warm before the API serves is (``warm_up``)."""
 
     def __init__(
         self,
         ping: Callable[[], object],
-        warm: Callable[[], WarmUp],
+        warm: Callable[[Callable[[], None]], WarmUp],
         interval_s: float = WATCH_INTERVAL_S,
     ) -> None:
         self._ping, self._warm, self._interval_s = ping, warm, interval_s
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self.warmups: list[WarmUp] = []  # every warm-up so far, the one at start first
+        self.serving = threading.Event()  # set when the API may serve (the first part is warm)
         self.ready = threading.Event()  # set when the warm-up at start has ended
 
     def warm(self) -> WarmUp:
-        done = self._warm()
+        done = self._warm(self.serving.set)
         self.warmups.append(done)
         log.info(
             "warm start: %d writes rehearsed, %d searches in %.0f ms",
@@ -153,10 +168,12 @@ class Warmer:
 
     @contextmanager
     def running(self) -> Iterator[Warmer]:
-        """Warm in a thread of its own while the block runs (``ready`` says when it is done),
-        then watch until the block ends."""
+        """Warm in a thread of its own: the block runs once the first part is warm
+        (``serving``), while the rest warms (``ready`` says when it is done); then watch until
+        the block ends."""
         self._thread = threading.Thread(target=self._watch, name="warm-start", daemon=True)
         self._thread.start()
+        self.serving.wait()
         try:
             yield self
         finally:
@@ -170,6 +187,7 @@ class Warmer:
             log.exception("warm start failed")
             down = True
         finally:
+            self.serving.set()
             self.ready.set()
         while not self._stop.wait(self._interval_s):
             try:
@@ -192,11 +210,11 @@ class Warmer:
 
 @contextmanager
 def keep_warm(runtime: Runtime, interval_s: float = WATCH_INTERVAL_S) -> Iterator[Warmer]:
-    """The API's warm start over ``runtime``: warmed in the background from entry, watched
-    until exit."""
+    """The API's warm start over ``runtime``: its first part warmed on entry, the rest in the
+    background, watched until exit."""
     warmer = Warmer(
         ping=lambda: runtime.graph.read(Query.SERVER_INFO),
-        warm=lambda: warm_up(runtime),
+        warm=lambda serving: warm_up(runtime, serving),
         interval_s=interval_s,
     )
     with warmer.running():

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -110,18 +111,30 @@ def wait_for_pings(neo4j: FakeNeo4j, count: int = 2) -> None:
         assert neo4j.pinged.wait(5)
 
 
-def test_the_api_serves_while_the_warm_up_at_start_runs() -> None:
-    release = threading.Event()
+def test_the_api_serves_once_the_first_part_is_warm_while_the_rest_warms() -> None:
+    first_part, rest = threading.Event(), threading.Event()
 
-    def slow_warm() -> WarmUp:
-        release.wait(5)
+    def warm(serving: Callable[[], None]) -> WarmUp:
+        assert first_part.wait(5)
+        serving()
+        assert rest.wait(5)
         return WarmUp(searches=6, ms=5000.0)
 
-    warmer = Warmer(FakeNeo4j().ping, slow_warm, interval_s=0.01)
-    with warmer.running():
-        assert not warmer.ready.is_set() and warmer.warmups == []  # the block runs meanwhile
-        release.set()
-        assert warmer.ready.wait(5)
+    warmer = Warmer(FakeNeo4j().ping, warm, interval_s=0.01)
+    entered = threading.Event()
+
+    def serve() -> None:
+        with warmer.running():
+            entered.set()
+            assert warmer.ready.wait(5)
+
+    api = threading.Thread(target=serve)
+    api.start()
+    assert not entered.wait(0.2)  # the first part is not warm: the API does not serve yet
+    first_part.set()
+    assert entered.wait(5) and not warmer.ready.is_set()  # serving while the rest warms
+    rest.set()
+    api.join(5)
     assert [w.searches for w in warmer.warmups] == [6]
 
 
@@ -129,7 +142,8 @@ def test_the_warmer_warms_at_start_and_once_after_each_outage() -> None:
     neo4j = FakeNeo4j()
     warmed = threading.Event()
 
-    def warm() -> WarmUp:
+    def warm(serving: Callable[[], None]) -> WarmUp:
+        serving()
         warmed.set()
         return WarmUp(searches=6, ms=1.0)
 
@@ -157,7 +171,8 @@ def test_a_warm_up_that_fails_is_tried_again_at_the_next_ping() -> None:
     )
     done = threading.Event()
 
-    def warm() -> WarmUp:
+    def warm(serving: Callable[[], None]) -> WarmUp:
+        serving()
         result = next(results)
         if result.searches == 6 and done.is_set() is False and len(warmer.warmups) == 2:
             done.set()
