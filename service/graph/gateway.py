@@ -116,6 +116,7 @@ class Graph:
 
         Raises:
             GraphUnavailable: the server cannot be reached, or the read timed out.
+            DeadlineExceeded: the request's deadline passed first.
         """
         deadline = current()
         values = as_parameters(parameters or {})
@@ -158,6 +159,7 @@ class Graph:
 
         Raises:
             GraphUnavailable: the server cannot be reached, or the transaction timed out.
+            DeadlineExceeded: the request's deadline passed first (nothing was committed).
         """
         deadline = current()
         timeout = _bounded(self._write_timeout, deadline)
