@@ -5,8 +5,8 @@ The middleware puts a ``Deadline`` in the request's context, where the graph gat
 each statement, each wait for a pooled connection and each retry by it
 (``service.graph.deadline``). That ends every wait Neo4j answers at all. A Neo4j that stops
 answering in the middle of a statement (a frozen process, a network that drops packets) is
-caught by ``answered_by``: the search and document routes wait for their worker thread no
-longer than the deadline and answer 504; the statement's server-side timeout, the time left,
+caught by ``answered_by``: the search, entity and document routes wait for their worker thread
+no longer than the deadline and answer 504; the statement's server-side timeout, the time left,
 cancels it there. (A write waits half a second more: a commit the server made just before its
 timeout then still reaches the answer, rather than a 504 for a document that was written.)
 """

@@ -273,7 +273,7 @@ async def add_document(
     response_model=DocumentPage,
     responses={200: _example(_PAGE), **problems(422, 503)},
 )
-def list_documents(
+async def list_documents(
     runtime: RuntimeDep,
     access: AccessDep,
     collection: CollectionQuery = DEFAULT_COLLECTION,
@@ -283,7 +283,9 @@ def list_documents(
     """A page of a collection's documents, ordered by id (an empty page for a collection
     without documents)."""
     parameters = {"collection": readable(access, collection), "offset": offset, "limit": limit}
-    page = runtime.graph.model(Cypher.LIST_DOCUMENTS, DocumentPage, parameters)
+    page = await answered_by(
+        lambda: runtime.graph.model(Cypher.LIST_DOCUMENTS, DocumentPage, parameters)
+    )
     assert page is not None  # the statement always returns its one row
     return page
 
@@ -293,7 +295,7 @@ def list_documents(
     response_model=DocumentOut,
     responses={200: _example(_DOCUMENT), **problems(404, 503)},
 )
-def get_document(
+async def get_document(
     document_id: DocumentIdPath,
     runtime: RuntimeDep,
     access: AccessDep,
@@ -304,7 +306,9 @@ def get_document(
     if access.can_read(collection):
         key = scoped(collection, document_id)
         parameters = {"collection": collection, "id": key}
-        document = runtime.graph.model(Cypher.GET_DOCUMENT, DocumentOut, parameters)
+        document = await answered_by(
+            lambda: runtime.graph.model(Cypher.GET_DOCUMENT, DocumentOut, parameters)
+        )
     if document is None:
         raise NotFound(_no_document(document_id, collection))
     return document

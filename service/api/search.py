@@ -17,7 +17,8 @@ from service.retrieval.lucene import fulltext_query
 from service.retrieval.paths import FILTER_OVERFETCH
 from service.retrieval.pipeline import search as run_search
 from service.retrieval.types import SearchOptions, SearchResult
-from service.scope import CollectionName, local_id, scoped_all
+from service.runtime import Runtime
+from service.scope import Access, CollectionName, local_id, scoped_all
 from service.text.identifiers import entity_keys
 
 router = APIRouter(tags=["search"])
@@ -113,7 +114,7 @@ async def search(options: SearchOptions, runtime: RuntimeDep, access: AccessDep)
         **problems(404, 422, 503),
     },
 )
-def entities(
+async def entities(
     runtime: RuntimeDep,
     access: AccessDep,
     q: Annotated[
@@ -134,6 +135,18 @@ def entities(
     lucene = fulltext_query(q)
     if lucene is None:
         return []
+    return await answered_by(lambda: _entities(runtime, access, q, lucene, collection, limit))
+
+
+def _entities(
+    runtime: Runtime,
+    access: Access,
+    q: str,
+    lucene: str,
+    collection: list[str] | None,
+    limit: int,
+) -> list[EntityOut]:
+    """What ``entities`` answers, read in a worker thread it waits for until the deadline."""
     known = runtime.search.sizes.get(runtime.graph.read, fresh=True)
     scope = search_scope(known, collection, access)
     if scope.empty:

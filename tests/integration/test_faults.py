@@ -297,6 +297,11 @@ def test_a_frozen_neo4j_gets_504s_by_the_deadline_writes_nothing_and_the_api_rec
             started = time.monotonic()
             write = client.post("/documents", json=valve)
             wrote = time.monotonic() - started
+            reads = {}
+            for route, params in (("/documents", {}), ("/entities", {"q": "pump"})):
+                started = time.monotonic()
+                answer = client.get(route, params=params)
+                reads[route] = (answer, time.monotonic() - started)
         finally:
             os.killpg(status.pid, signal.SIGCONT)
         print(f"frozen: search {search.status_code} in {searched:.2f} s, write {write.status_code}"
@@ -305,6 +310,8 @@ def test_a_frozen_neo4j_gets_504s_by_the_deadline_writes_nothing_and_the_api_rec
         assert searched <= ANSWER_BOUND_S, searched
         assert write.status_code == 504 and says_deadline(write.text, DEADLINE_S), write.text
         assert wrote <= ANSWER_BOUND_S + COMMIT_GRACE_S, wrote
+        for route, (answer, seconds) in reads.items():
+            assert answer.status_code == 504 and seconds <= ANSWER_BOUND_S, (route, seconds)
 
         # Neo4j goes on: so does the API, and the write it answered 504 for left nothing.
         answers = [client.post("/search", json={"query": "pump valve"}) for _ in range(3)]
