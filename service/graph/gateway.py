@@ -163,12 +163,11 @@ class Graph:
         """
         deadline = current()
         timeout = _bounded(self._write_timeout, deadline)
-        unit = neo4j.unit_of_work(timeout=timeout)(work)
         try:
             with self._session(deadline) as session:
                 if self._rehearsing:
                     return _rolled_back(session, work, timeout)
-                return session.execute_write(unit)
+                return session.execute_write(neo4j.unit_of_work(timeout=timeout)(work))
         except (Neo4jError, DriverError, OSError) as error:
             failure = self._failure(error, deadline)
             if failure is None:
@@ -207,8 +206,8 @@ class Graph:
         return self._unavailable(error) if _unavailability(error) else None
 
     def _unavailable(self, error: Exception) -> GraphUnavailable:
-        if _timed_out(error):
-            return GraphUnavailable(f"Neo4j at {self.uri} did not answer in time: {error}")
+        if isinstance(error, Neo4jError) and _timed_out(error):
+            return GraphUnavailable(f"Neo4j at {self.uri} did not answer in time: {error.message}")
         if isinstance(error, AuthError):
             return GraphUnavailable(f"Neo4j at {self.uri} refused the credentials: {error}")
         detail = str(error) or type(error).__name__
