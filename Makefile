@@ -45,8 +45,13 @@ ocr: $(OCR_DATA)
 run: setup
 	$(BIN)/anchorgraph run
 
+# Two pytest workers (pytest-xdist), each with a Neo4j of its own: a serial run keeps ~1.3 of two
+# cores busy, the model and Neo4j taking turns. A module runs whole on one worker (its fixtures
+# ingest once). `make test TEST_WORKERS=0` runs in this process, as an external
+# ANCHORGRAPH_NEO4J_URI requires (the workers would wipe each other's graph).
+TEST_WORKERS ?= 2
 test: setup $(CHROMIUM) $(OCR_DATA) check
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Lint, format, strict types, and the direction of imports (pyproject's importlinter contracts).
 check: $(STAMP)

@@ -195,8 +195,9 @@ def run(args: argparse.Namespace, server: BenchmarkServer, corpora: list[str]) -
             "embedding_onnx_queries": args.query_runtime == "onnx",
             "spacy_model": SPACY_MODEL,
             "gazetteer": None,
-            # Populating the vector index of 100k imported chunks takes minutes.
-            "index_online_timeout_s": 3600.0,
+            # Populating the vector index of 100k imported chunks takes minutes; of 1M, on two
+            # cores, about an hour or more (HNSW insertion is n·log n).
+            "index_online_timeout_s": max(3600.0, args.chunks * 0.02),
         }
     )
     load_avg_start = os.getloadavg()
@@ -505,8 +506,13 @@ def import_generated(
         clock = time.perf_counter()
         log(f"generated: writing {args.chunks} chunks as CSV for neo4j-admin import …")
         csv = CsvGraph(folder, COLLECTION)
+        chunks, last = 0, clock
         for documents, entities, vectors in corpus.batches(args.chunks, dimension, 400):
             csv.add(graph_rows(COLLECTION, documents, entities, vectors))
+            chunks += sum(len(d.chunks) for d in documents)
+            if time.perf_counter() - last > 60:
+                last = time.perf_counter()
+                log(f"generated: {chunks}/{args.chunks} chunks written as CSV")
         files = csv.close()
         csv_s = time.perf_counter() - clock
         log(

@@ -93,6 +93,12 @@ class Settings(BaseSettings):
     neo4j_heap: str = "2g"
     neo4j_pagecache: str = "2g"
     neo4j_start_timeout_s: float = 120.0
+    neo4j_jvm_options: str = Field(
+        default="",
+        description="More JVM flags for the local Neo4j, after the project's own (split as a "
+        "shell would). The test suite sets -XX:TieredStopAtLevel=1: a short-lived server spends "
+        "half its CPU compiling with C2 what it runs a few times.",
+    )
     java_home: Path | None = Field(
         default=None, description="A Java 17 or 21 runtime; default: JAVA_HOME, then PATH."
     )

@@ -34,10 +34,18 @@ if TYPE_CHECKING:
 SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
+# Every local Neo4j the tests start (the session's, a module's own, one a CLI under test starts)
+# runs C1-compiled code only: a server that lives minutes spent half its CPU in C2 compiling code
+# it then ran a few times (docs/configuration.md). What the tests check is unchanged.
+TEST_JVM_OPTIONS = "-XX:TieredStopAtLevel=1"
+
+
 def _isolated_environment() -> None:
     """Keep a developer's own ANCHORGRAPH_* settings and .env out of the tests' local server."""
+    os.environ["ANCHORGRAPH_NEO4J_JVM_OPTIONS"] = TEST_JVM_OPTIONS
     for key in list(os.environ):
         if key.startswith("ANCHORGRAPH_") and key not in {
+            "ANCHORGRAPH_NEO4J_JVM_OPTIONS",
             "ANCHORGRAPH_NEO4J_URI",
             "ANCHORGRAPH_NEO4J_USER",
             "ANCHORGRAPH_NEO4J_PASSWORD",
@@ -48,10 +56,20 @@ def _isolated_environment() -> None:
             del os.environ[key]
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Before any fixture, so that a module's own server is started as the session's is."""
+    _isolated_environment()
+
+
 @pytest.fixture(scope="session")
 def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
-    _isolated_environment()
     if os.environ.get("ANCHORGRAPH_NEO4J_URI"):
+        if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+            pytest.exit(
+                "ANCHORGRAPH_NEO4J_URI is set: the test workers would share, and wipe, that one "
+                "graph. Run them in one process: `make test TEST_WORKERS=0` (pytest -n 0).",
+                returncode=2,
+            )
         if os.environ.get("ANCHORGRAPH_TEST_WIPE_OK") != "1":
             pytest.exit(
                 "ANCHORGRAPH_NEO4J_URI is set: the tests wipe that graph, so they also need "

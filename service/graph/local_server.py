@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import socket
@@ -247,7 +248,8 @@ class LocalNeo4j:
         java = self.java()
         command = [
             str(java), f"-Xms{self.settings.neo4j_heap}", f"-Xmx{self.settings.neo4j_heap}",
-            *_JVM_OPTIONS, "-cp", f"{self.home / 'plugins'}/*:{self.lib_dir}/*",
+            *_JVM_OPTIONS, *shlex.split(self.settings.neo4j_jvm_options),
+            "-cp", f"{self.home / 'plugins'}/*:{self.lib_dir}/*",
             _ENTRY_POINT, f"--home-dir={self.home}", f"--config-dir={self.conf_dir}",
             "--console-mode",
         ]  # fmt: skip
