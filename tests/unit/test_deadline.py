@@ -3,11 +3,15 @@ the deadline reaches the threads a request starts."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
 
+from service.api.deadline import install_deadline
 from service.errors import DeadlineExceeded
 from service.graph.deadline import Deadline, current, paused, propagating, within
 
@@ -50,3 +54,31 @@ def test_an_expired_deadline_stays_passed_whatever_pauses_follow() -> None:
         time.sleep(0.01)
     with pytest.raises(DeadlineExceeded):
         deadline.bound(1.0)
+
+
+def _server_timing_ms(header: str) -> float:
+    metric, duration = header.split(";")
+    assert metric == "app" and duration.startswith("dur=")
+    return float(duration.removeprefix("dur="))
+
+
+def test_every_answer_says_how_long_the_api_took_from_the_request_s_arrival() -> None:
+    """The Server-Timing header measures what the deadline bounds: a route that waits 0.2 s
+    says at least 200 ms, and never more than its client waited."""
+    app = FastAPI()
+    install_deadline(app, seconds=5.0)
+
+    @app.get("/slow")
+    async def slow() -> dict[str, float | None]:
+        await asyncio.sleep(0.2)
+        deadline = current()
+        return {"remaining": deadline.remaining() if deadline else None}
+
+    with TestClient(app) as client:
+        started = time.monotonic()
+        answer = client.get("/slow")
+        waited_ms = (time.monotonic() - started) * 1000
+        missing = client.get("/nowhere")
+    assert 200 <= _server_timing_ms(answer.headers["server-timing"]) <= waited_ms
+    assert 0 < answer.json()["remaining"] <= 5.0 - 0.2  # the deadline runs from the same arrival
+    assert missing.status_code == 404 and "server-timing" in missing.headers
