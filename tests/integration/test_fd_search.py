@@ -18,6 +18,7 @@ from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
 from service.retrieval.context import SearchContext
+from service.retrieval.fd_read import fd_of
 from service.retrieval.pipeline import search
 from service.retrieval.types import Mode, SearchOptions
 from service.settings import Settings
@@ -128,3 +129,39 @@ def test_a_pagerank_prior_is_fused_and_explained(context: SearchContext, graph: 
         assert not any(hit.priors for hit in plain.hits)
     finally:
         graph.driver.execute_query("MATCH (d:Document) REMOVE d.pagerank")
+
+
+def test_hydration_reads_fd_star_as_the_fd_statement_does(
+    context: SearchContext, graph: Graph
+) -> None:
+    """hydrate_chunks.cypher repeats fd_inputs.cypher's FD* block (a .cypher file cannot share
+    one): every chunk of the sample gives the same FD*, at both levels, from both statements,
+    with a source authority above 1 so that a_source and a_max count too."""
+    database = graph.database
+    ids = [
+        record["id"]
+        for record in graph.driver.execute_query(
+            "MATCH (c:Chunk) RETURN c.id AS id ORDER BY id", database_=database
+        ).records
+    ]
+    (source_type,) = graph.driver.execute_query(
+        "MATCH (d:Document) WHERE d.source_type <> '' "
+        "RETURN d.source_type AS type ORDER BY type LIMIT 1",
+        database_=database,
+    ).records[0]
+    authority = "CREATE (a:SourceAuthority {source_type: $type, a_source: 1.5})"
+    graph.driver.execute_query(authority, {"type": source_type}, database_=database)  # unique
+    try:
+        hydrated = {r["chunk_id"]: r for r in graph.read(Query.HYDRATE_CHUNKS, {"chunk_ids": ids})}
+        inputs = {r["chunk_id"]: r for r in graph.read(Query.FD_INPUTS, {"chunk_ids": ids})}
+    finally:
+        graph.driver.execute_query(
+            "MATCH (a:SourceAuthority {source_type: $type}) DELETE a",
+            {"type": source_type},
+            database_=database,
+        )
+    assert len(ids) > 20 and hydrated.keys() == inputs.keys() == set(ids)
+    assert any(fd_of(r, "chunk").a_source == 1.5 for r in inputs.values())
+    for level in ("chunk", "document"):
+        for chunk_id in ids:
+            assert fd_of(hydrated[chunk_id], level) == fd_of(inputs[chunk_id], level), chunk_id
