@@ -83,6 +83,7 @@ class EvalConfig:
     max_queries: int | None = None
     seed: int = 0
     entities: bool = True  # spaCy NER and triples; False: gazetteer and identifier patterns
+    casing_names: bool = False  # without entities: also the names capitals show (loaders/names)
     title_in_text: bool = True
     classify_source_types: bool = True  # study designs as source types (FD*'s tiers)
     link_titles: bool = False  # link mentions of other documents' titles (corpora without links)
@@ -98,9 +99,12 @@ class EvalConfig:
 
     def runtime_settings(self, settings: Settings) -> Settings:
         """The server's settings as the run ingests with them: without ``entities`` no spaCy
-        pipeline (the gazetteer and identifier patterns only); study designs as source types
-        unless turned off."""
-        update: dict[str, Any] = {"classify_source_types": self.classify_source_types}
+        pipeline (the gazetteer and identifier patterns only, and with ``casing_names`` the
+        names capitals show); study designs as source types unless turned off."""
+        update: dict[str, Any] = {
+            "classify_source_types": self.classify_source_types,
+            "casing_names": self.casing_names,
+        }
         if not self.entities:
             update["spacy_model"] = ""
         return settings.model_copy(update=update)
@@ -410,6 +414,8 @@ def _setup(config: EvalConfig, runtime: Runtime, stats: IngestStats) -> dict[str
         "model": runtime.embedder.name,
         "entities": f"spaCy {spacy_model} NER + triples"
         if spacy_model
+        else "gazetteer, identifier patterns and names by casing (no spaCy)"
+        if settings.casing_names
         else "gazetteer and identifier patterns only (no spaCy)",
         "title_in_text": config.title_in_text,
         "source_types": "study design classified at ingest"

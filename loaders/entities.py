@@ -25,6 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from loaders.model import Chunk, EntityMention, Triple
+from loaders.names import RULES_VERSION as NAMES_RULES
+from loaders.names import NameCasing, name_spans
 from service.errors import InvalidInput
 from service.text.identifiers import (
     Found,
@@ -137,9 +139,9 @@ class EntityExtractor:
 
     Sources, merged per chunk: spaCy NER (labels in :data:`NER_LABELS`, names only:
     :func:`as_names`), the gazetteer through an EntityRuler (case-insensitive, names and
-    aliases), and :func:`find_identifiers`. Without the
-    spaCy model the extractor still works with a blank English pipeline: gazetteer and
-    identifiers only, and no triples.
+    aliases), and :func:`find_identifiers`. Without the spaCy model the extractor still works
+    with a blank English pipeline: gazetteer and identifiers, with ``casing_names`` the names
+    its capitals show (:func:`loaders.names.name_spans`), and no triples.
     """
 
     def __init__(
@@ -148,6 +150,7 @@ class EntityExtractor:
         gazetteer: Sequence[GazetteerEntry] = (),
         *,
         batch_size: int = 64,
+        casing_names: bool = False,
     ) -> None:
         """Prepare an extractor; the spaCy pipeline is loaded on first use.
 
@@ -155,10 +158,13 @@ class EntityExtractor:
             spacy_model: Installed spaCy pipeline to load, or None for none.
             gazetteer: Known entities; where two entries share a name or alias, the first wins.
             batch_size: Texts per ``nlp.pipe`` batch.
+            casing_names: Where the pipeline has no NER, also take the names capitals show
+                (:mod:`loaders.names`), so that entity bridges have names to cross.
         """
         self._spacy_model = spacy_model
         self._gazetteer = tuple(gazetteer)
         self._batch_size = batch_size
+        self._casing_names = casing_names
         self._canonical: dict[str, GazetteerEntry] = {}  # canonical entity id → its entry
         self._aliases: dict[str, str] = {}  # id of any name or alias → canonical entity id
         for entry in self._gazetteer:
@@ -183,7 +189,9 @@ class EntityExtractor:
             ensure_ascii=False,
         )
         digest = hashlib.sha256(gazetteer.encode("utf-8")).hexdigest()[:16]
-        return f"spacy={self._spacy_model or ''};gazetteer={digest};rules={_RULES_VERSION}"
+        signature = f"spacy={self._spacy_model or ''};gazetteer={digest};rules={_RULES_VERSION}"
+        # Only where it is on, so that turning it on re-reads documents and nothing else does.
+        return f"{signature};names=casing-{NAMES_RULES}" if self._casing_names else signature
 
     @cached_property
     def _nlp(self) -> Language:
@@ -288,8 +296,30 @@ class EntityExtractor:
         for chunk, doc in zip(chunks, docs, strict=True):
             of_document.setdefault(chunk.document_id, []).append(doc)
         casing = {document: Casing.of(parsed) for document, parsed in of_document.items()}
+        names = {
+            document: NameCasing.of(doc.text for doc in parsed)
+            for document, parsed in of_document.items()
+            if self._names_by_casing
+        }
         for chunk, doc in zip(chunks, docs, strict=True):
-            yield doc, self._found(doc, casing[chunk.document_id])
+            found = self._found(doc, casing[chunk.document_id])
+            if chunk.document_id in names:
+                found = self._with_names(doc.text, found, names[chunk.document_id])
+            yield doc, found
+
+    @cached_property
+    def _names_by_casing(self) -> bool:
+        return self._casing_names and "ner" not in self._nlp.pipe_names
+
+    def _with_names(self, text: str, found: list[Found], casing: NameCasing) -> list[Found]:
+        """``found`` and the names ``text``'s capitals show that overlap none of them (a
+        gazetteer name or an identifier comes first), with their entity ids."""
+        named = [
+            replace(name, entity_id=self.entity_id(name.surface))
+            for name in name_spans(text, casing)
+            if not overlaps_any(name, found)
+        ]
+        return sorted((f for f in [*found, *named] if f.entity_id), key=lambda f: f.start)
 
     def entity_id(self, surface: str) -> str:
         """The id a surface form resolves to: normalised, with gazetteer aliases followed."""

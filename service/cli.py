@@ -877,6 +877,13 @@ def evaluate(
     entities: Annotated[
         bool, typer.Option(help="spaCy NER and triples at ingest; off: patterns only.")
     ] = True,
+    casing_names: Annotated[
+        bool,
+        typer.Option(
+            help="With --no-entities, also take the names capitals show (runs of capitalised "
+            "words), so that entity bridges have names to cross."
+        ),
+    ] = False,
     title_in_text: Annotated[
         bool, typer.Option(help="Ingest 'title + text' as the document text (BEIR convention).")
     ] = True,
@@ -921,6 +928,7 @@ def evaluate(
         max_queries=max_queries,
         seed=seed,
         entities=entities,
+        casing_names=casing_names,
         title_in_text=title_in_text,
         classify_source_types=classify_source_types,
         link_titles=link_titles,

@@ -200,7 +200,9 @@ def load_extractor(settings: Settings, gazetteer: Path | None = None) -> EntityE
     from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
 
     entries: list[GazetteerEntry] = load_gazetteer(gazetteer) if gazetteer else []
-    return EntityExtractor(settings.spacy_model or None, gazetteer=entries)
+    return EntityExtractor(
+        settings.spacy_model or None, gazetteer=entries, casing_names=settings.casing_names
+    )
 
 
 @contextmanager

