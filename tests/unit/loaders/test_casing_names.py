@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from evaluation.run import EvalConfig
 from loaders.entities import EntityExtractor, GazetteerEntry
 from loaders.model import Chunk
 from loaders.names import NAME, NameCasing, name_spans
@@ -122,3 +125,11 @@ def test_a_common_word_keeps_its_capital_inside_a_sentence_not_where_a_line_open
         "of the Prehistory of Tuscia."
     )
     assert found == ["Prehistory of Tuscia", "Valentano", "Museum of the Prehistory of Tuscia"]
+
+
+@pytest.mark.parametrize(("flag", "signed"), [(True, True), (False, False)])
+def test_the_evaluation_takes_names_by_casing_only_when_asked(flag: bool, signed: bool) -> None:
+    config = EvalConfig(dataset=Path("scifact"), split="train", entities=False, casing_names=flag)
+    settings = config.runtime_settings(Settings())
+    assert settings.spacy_model == ""
+    assert ("names=casing" in load_extractor(settings).signature) is signed
