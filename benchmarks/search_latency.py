@@ -74,7 +74,7 @@ from benchmarks.latency_report import (
     target,
     term_df_summary,
 )
-from benchmarks.processes import cpu_ms
+from benchmarks.processes import cpu_ms, peak_rss_mb
 from benchmarks.server import BenchmarkServer, add_server_arguments, benchmark_server, log
 from loaders.graph_writer import graph_rows, write_documents
 from loaders.ingest import IngestStats
@@ -387,12 +387,35 @@ def measure_corpus(
         "load": load,
         "queries": len(measured),
         "modes": {label: summarise(sample) for label, sample in samples.items()},
+        "memory": memory_figures(graph, neo4j_pid),
     }
+    log(f"{corpus}: memory {report['memory']}")
     print_report(corpus, report, samples, expansions, profiles)
     report["diagnosis"] = diagnosis_json(samples, expansions, profiles)
     report["term_df"] = term_dfs(graph, n_chunks)
     print_term_df(report["term_df"])
     return report
+
+
+def memory_figures(graph: Graph, neo4j_pid: int | None) -> dict[str, float | None]:
+    """What the run held, in MB, after its searches: the peak resident set of this process (the
+    API's part: model, driver, Python) and of Neo4j's JVM (heap, page cache and the rest), and
+    the heap in use and its bound (JMX ``java.lang:type=Memory``). The page cache is the size
+    configured (``--neo4j-pagecache``); Neo4j 5 Community does not report how much of it is
+    used."""
+    heap = read(
+        graph,
+        "CALL dbms.queryJmx('java.lang:type=Memory') YIELD attributes "
+        "RETURN attributes.HeapMemoryUsage.value.properties AS heap",
+    )
+    usage = heap[0]["heap"] if heap else {}
+    mb = 1024 * 1024
+    return {
+        "api_peak_rss_mb": peak_rss_mb(os.getpid()),
+        "neo4j_peak_rss_mb": peak_rss_mb(neo4j_pid),
+        "neo4j_heap_used_mb": round(usage["used"] / mb) if usage else None,
+        "neo4j_heap_max_mb": round(usage["max"] / mb) if usage else None,
+    }
 
 
 def profile_searches(
