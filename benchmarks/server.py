@@ -46,7 +46,7 @@ def add_server_arguments(
     parser.add_argument(
         "--keep-server",
         action="store_true",
-        help="Leave the started server running at the end (and say where it is).",
+        help="Leave the started server running at the end, a failed run too (and say where).",
     )
 
 
@@ -99,20 +99,29 @@ def benchmark_server(
             )
         yield BenchmarkServer(settings, local, home)
     except BaseException:
-        _remove(local, home)
+        # With --keep-server a failed run keeps its server too: a 1M-chunk graph takes hours to
+        # index, and the failure is best looked into on the graph it happened on.
+        if not _kept(args, local, settings, home):
+            _remove(local, home)
         raise
     else:
-        if args.keep_server and local.status().running:
-            pid = local.status().pid
-            log(
-                f"server left running: {settings.bolt_uri}, user {settings.neo4j_user}, password "
-                f"in {local.password_file}, pid {pid}; stop it with kill -- -{pid} and remove "
-                f"{home}"
-            )
-        else:
+        if not _kept(args, local, settings, home):
             _remove(local, home)
     finally:
         signal.signal(signal.SIGTERM, previous)
+
+
+def _kept(args: argparse.Namespace, local: LocalNeo4j, settings: Settings, home: Path) -> bool:
+    """Whether ``--keep-server`` leaves the server running (said in the log, with how to stop
+    it)."""
+    if not (args.keep_server and local.status().running):
+        return False
+    pid = local.status().pid
+    log(
+        f"server left running: {settings.bolt_uri}, user {settings.neo4j_user}, password "
+        f"in {local.password_file}, pid {pid}; stop it with kill -- -{pid} and remove {home}"
+    )
+    return True
 
 
 def _remove(local: LocalNeo4j, home: Path) -> None:
