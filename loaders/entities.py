@@ -25,8 +25,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from loaders.model import Chunk, EntityMention, Triple
+from loaders.names import (
+    CLAUSE_ENDS,
+    ENGLISH_CALENDAR_WORDS,
+    OPENING_PUNCTUATION,
+    NameCasing,
+    name_spans,
+)
 from loaders.names import RULES_VERSION as NAMES_RULES
-from loaders.names import NameCasing, name_spans
 from service.errors import InvalidInput
 from service.text.identifiers import (
     Found,
@@ -53,20 +59,8 @@ NER_LABELS = frozenset(
 # `signature`. 2: spaCy's spans that are no names are dropped (`as_names`). 3: gazetteer names
 # match without their accents too ("Fundacao Aurora" is "Fundação Aurora").
 _RULES_VERSION = "3"
-# Words spaCy's small model sometimes labels EVENT or ORG in a date ("9 February 1987").
-_CALENDAR_WORDS = frozenset(
-    {
-        "january", "february", "march", "april", "may", "june", "july", "august", "september",
-        "october", "november", "december", "monday", "tuesday", "wednesday", "thursday",
-        "friday", "saturday", "sunday",
-    }
-)  # fmt: skip
 # Lower-case words that open a span without belonging to the name ("the Tietê River").
 _LEADING_DETERMINERS = frozenset({"the", "a", "an"})
-# Skipped when looking for what comes before a word: opening quotes and brackets, list bullets.
-_OPENING_PUNCTUATION = frozenset({'"', "'", "“", "‘", "«", "(", "[", "-", "•", "*"})
-# After these a word starts a clause (and is capitalised whatever it is).
-_CLAUSE_ENDS = frozenset({".", "!", "?", "…", ":", ";", "—", "–"})
 _SENTENCE_ENDS = frozenset({".", "!", "?", "…"})
 _CLOSING_PUNCTUATION = frozenset({'"', "'", "”", "’", "»", ")", "]"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
@@ -140,8 +134,9 @@ class EntityExtractor:
     Sources, merged per chunk: spaCy NER (labels in :data:`NER_LABELS`, names only:
     :func:`as_names`), the gazetteer through an EntityRuler (case-insensitive, names and
     aliases), and :func:`find_identifiers`. Without the spaCy model the extractor still works
-    with a blank English pipeline: gazetteer and identifiers, with ``casing_names`` the names
-    its capitals show (:func:`loaders.names.name_spans`), and no triples.
+    with a blank English pipeline: gazetteer and identifiers, and no triples. Where no pipeline
+    is set at all, ``casing_names`` adds the names capitals show
+    (:func:`loaders.names.name_spans`).
     """
 
     def __init__(
@@ -158,8 +153,9 @@ class EntityExtractor:
             spacy_model: Installed spaCy pipeline to load, or None for none.
             gazetteer: Known entities; where two entries share a name or alias, the first wins.
             batch_size: Texts per ``nlp.pipe`` batch.
-            casing_names: Where the pipeline has no NER, also take the names capitals show
-                (:mod:`loaders.names`), so that entity bridges have names to cross.
+            casing_names: Where no pipeline is set (``spacy_model`` None), also take the names
+                capitals show (:mod:`loaders.names`), so that entity bridges have names to
+                cross.
         """
         self._spacy_model = spacy_model
         self._gazetteer = tuple(gazetteer)
@@ -190,8 +186,8 @@ class EntityExtractor:
         )
         digest = hashlib.sha256(gazetteer.encode("utf-8")).hexdigest()[:16]
         signature = f"spacy={self._spacy_model or ''};gazetteer={digest};rules={_RULES_VERSION}"
-        # Only where it is on, so that turning it on re-reads documents and nothing else does.
-        return f"{signature};names=casing-{NAMES_RULES}" if self._casing_names else signature
+        # Only where names by casing are taken: a pipeline's collections keep their hashes.
+        return f"{signature};names=casing-{NAMES_RULES}" if self._names_by_casing else signature
 
     @cached_property
     def _nlp(self) -> Language:
@@ -296,20 +292,25 @@ class EntityExtractor:
         for chunk, doc in zip(chunks, docs, strict=True):
             of_document.setdefault(chunk.document_id, []).append(doc)
         casing = {document: Casing.of(parsed) for document, parsed in of_document.items()}
-        names = {
-            document: NameCasing.of(doc.text for doc in parsed)
-            for document, parsed in of_document.items()
+        names = (
+            {
+                document: NameCasing.of(d.text for d in parsed)
+                for document, parsed in of_document.items()
+            }
             if self._names_by_casing
-        }
+            else {}
+        )
         for chunk, doc in zip(chunks, docs, strict=True):
             found = self._found(doc, casing[chunk.document_id])
             if chunk.document_id in names:
                 found = self._with_names(doc.text, found, names[chunk.document_id])
             yield doc, found
 
-    @cached_property
+    @property
     def _names_by_casing(self) -> bool:
-        return self._casing_names and "ner" not in self._nlp.pipe_names
+        """Whether names by casing are taken: asked for, and no spaCy pipeline set (known
+        without loading one, so :attr:`signature` stays cheap)."""
+        return self._casing_names and self._spacy_model is None
 
     def _with_names(self, text: str, found: list[Found], casing: NameCasing) -> list[Found]:
         """``found`` and the names ``text``'s capitals show that overlap none of them (a
@@ -389,13 +390,13 @@ def _position(token: Token) -> _Position:
     when its line is a heading; after a line break the tagger calls every capitalised word a
     proper noun."""
     before = token.i - 1
-    while before >= 0 and token.doc[before].text in _OPENING_PUNCTUATION:
+    while before >= 0 and token.doc[before].text in OPENING_PUNCTUATION:
         before -= 1
     if before < 0:
         return _Position.CLAUSE_START if _line_is_a_sentence(token) else _Position.LINE_START
     if "\n" in token.doc[before].text or token.doc[before].text == "|":
         return _Position.LINE_START
-    if token.is_sent_start or token.doc[before].text in _CLAUSE_ENDS:
+    if token.is_sent_start or token.doc[before].text in CLAUSE_ENDS:
         return _Position.CLAUSE_START
     return _Position.INSIDE
 
@@ -504,7 +505,8 @@ def _as_name(span: Span, casing: Casing) -> Span | None:
         end -= 1
     named = doc[start:end]
     words = [token for token in named if any(c.isalpha() for c in token.text)]
-    if all(word.lower_ in _CALENDAR_WORDS for word in words):
+    # Words spaCy's small model sometimes labels EVENT or ORG in a date ("9 February 1987").
+    if all(word.lower_ in ENGLISH_CALENDAR_WORDS for word in words):
         return None  # also: no word at all
     if not any(c.isupper() for c in named.text) and any(c.islower() for c in named.text):
         return None  # (a script without case, such as Devanagari, has neither)

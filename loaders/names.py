@@ -1,11 +1,11 @@
 """Names found by their capitals, where no NER model reads the text.
 
-Without a spaCy pipeline that has NER (``ANCHORGRAPH_SPACY_MODEL`` empty, or a pipeline without
-one), entities would be the gazetteer's names and the identifier patterns only, and entity
-bridges (``service/retrieval/expansion.py``) would cross almost nothing. A name is most often
-written with capitals, in English, Portuguese and Italian alike ("Walter Zanini", "Museu de Arte
-Contemporânea", "Università di Bologna"), so a run of capitalised words is taken as a name when
-its document's own writing says the capitals mean something:
+Without a spaCy pipeline (``ANCHORGRAPH_SPACY_MODEL`` empty), entities would be the gazetteer's
+names and the identifier patterns only, and entity bridges (``service/retrieval/expansion.py``)
+would cross almost nothing. A name is most often written with capitals, in English, Portuguese
+and Italian alike ("Walter Zanini", "Museu de Arte Contemporânea", "Università di Bologna"), so
+a run of capitalised words is taken as a name when its document's own writing says the capitals
+mean something:
 
 - a word its document also writes in lower case is a common word ("Collection" where "the
   collection" is), and so is a function word of the three languages (spaCy's stop lists);
@@ -43,14 +43,21 @@ CONNECTORS = frozenset(
     du des la le y""".split()  # noqa: SIM905 - a word list reads better as prose
 )
 _POSSESSIVE = ("'s", "’s")
-_CLAUSE_ENDS = frozenset(".!?…:;—–")
-# Skipped when looking for what comes before a word: spaces, opening quotes and brackets, bullets.
-_SKIPPED = " \t\u00a0\"'“‘«([-•*"
-_CALENDAR_WORDS = frozenset(
+# After these a word starts a clause (and is capitalised whatever it is).
+CLAUSE_ENDS = frozenset(".!?…:;—–")
+# Skipped when looking for what comes before a word: opening quotes and brackets, list bullets.
+OPENING_PUNCTUATION = frozenset("\"'“‘«([-•*")
+_SKIPPED = " \t\u00a0" + "".join(sorted(OPENING_PUNCTUATION))
+# Month and weekday names: English ones (the spaCy pipeline's language, for its spans too), then
+# the Portuguese and Italian ones.
+ENGLISH_CALENDAR_WORDS = frozenset(
     """january february march april may june july august september october november december
-    monday tuesday wednesday thursday friday saturday sunday janeiro fevereiro março abril maio
-    junho julho agosto setembro outubro novembro dezembro gennaio febbraio marzo aprile maggio
-    giugno luglio settembre ottobre novembre dicembre""".split()  # noqa: SIM905
+    monday tuesday wednesday thursday friday saturday sunday""".split()  # noqa: SIM905
+)
+_CALENDAR_WORDS = ENGLISH_CALENDAR_WORDS | frozenset(
+    """janeiro fevereiro março abril maio junho julho agosto setembro outubro novembro dezembro
+    gennaio febbraio marzo aprile maggio giugno luglio settembre ottobre novembre
+    dicembre""".split()  # noqa: SIM905
 )
 
 
@@ -88,7 +95,7 @@ def _words(text: str) -> list[_Word]:
     previous_end = 0
     for match in _WORD.finditer(text):
         before = text[previous_end : match.start()].rstrip(_SKIPPED)
-        opens = not words or before.endswith("\n") or before[-1:] in _CLAUSE_ENDS
+        opens = not words or before.endswith("\n") or before[-1:] in CLAUSE_ENDS
         words.append(_Word(match.start(), match.end(), match.group(), telling=not opens))
         previous_end = match.end()
     return words

