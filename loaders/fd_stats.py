@@ -1,17 +1,22 @@
 """FD* length bins and their statistics in the graph: fit them, refit when the corpus drifted,
 read them.
 
-The invariant the statements of ``cypher/fd`` keep: a chunk or document has a ``length_bin``
-exactly when the ``(:FdStats)`` of its level and bin counts its ``fd_raw`` (``n``, ``total``,
-``total_sq``). The write transaction of an ingest or delete takes what it replaces out of its bin
-and puts what it writes in (``graph_writer``), so each bin's μ and σ follow the corpus as it
-grows and shrinks, and FD* (computed from them when read) is always that of the graph as it is.
+A node's length bin is not stored: it is the bin its ``n_tokens`` falls in under its level's
+bounds (``factual_density.length_bin``), which every ``(:FdStats)`` of the level holds, and each
+statement that reads a bin derives it so. The invariant the statements of ``cypher/fd`` keep:
+where a level of a collection has statistics, each bin's ``n``, ``total`` and ``total_sq`` are
+those of the ``fd_raw`` of every node of that level whose length falls in it. The write
+transaction of an ingest or delete takes what it replaces out of its bin and puts what it writes
+in (``graph_writer``, ``cypher/fd/count_documents.cypher``), so each bin's μ and σ follow the
+corpus as it grows and shrinks, and FD* (computed from them when read) is always that of the
+graph as it is.
 
-The bounds between the bins stay those of the last fit, since moving them would move every node.
-``refit`` derives them again (the tertiles of the corpus's lengths, ``factual_density``, unless
-bounds are configured) and rebins everything in one transaction; ``refit_if_drifted`` does so
-when the corpus was never fitted or has changed by more than a share since (each add and each
-removal counts one change), which ingestion asks for after every run.
+The bounds between the bins stay those of the last fit, since moving them moves nodes between
+bins. ``refit`` derives them again (the tertiles of the corpus's lengths, ``factual_density``,
+unless bounds are configured) and counts everything again in one transaction;
+``refit_if_drifted`` does so when the corpus was never fitted or has changed by more than a
+share since (each add and each removal counts one change), which ingestion asks for after every
+run.
 
 Each collection has bins and statistics of its own (``(:FdStats {collection})``): collections
 are different corpora, with lengths and densities of their own.
@@ -21,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
 import neo4j
 from pydantic import BaseModel, ConfigDict
@@ -65,13 +69,15 @@ def refit(
     graph: Graph, collection: str, bounds: Mapping[FdLevel, Bounds | None] | None = None
 ) -> list[FdBinRow]:
     """Derive each level's bounds in ``collection`` again (``bounds`` where given, else the
-    tertiles of its lengths), rebin its every chunk and document and write the bins'
-    statistics, in one transaction.
+    tertiles of its lengths) and write them with the bins' statistics, in one transaction.
     A level with no nodes has no statistics (any it had are removed). Returns the new bins.
 
-    The bins and statistics are computed here, from one read of every node's length and FD_raw
-    (``fitted_bins``), and written back as plain rows: a Cypher statement binning a whole corpus
-    held SciFact's 35,000 nodes in its eager buffers past the transaction memory limit."""
+    The bounds and statistics are computed here from every node's length and FD_raw, read as a
+    stream of rows (``fitted_bins``), and only the six ``(:FdStats)`` are written: no node holds
+    its bin. So a refit's transaction holds little at any size. (A Cypher statement binning and
+    counting a whole corpus held SciFact's 35,000 nodes in its eager buffers past the
+    transaction memory limit; setting a bin on each of a million chunks needed more than the
+    2.8 GB a 4 GB heap allows a transaction: docs/benchmarks.md.)"""
 
     scope = {"collection": collection}
 
@@ -79,40 +85,32 @@ def refit(
         lock = tx.run(cypher(Query.FD_LOCK_COLLECTION), scope).single()
         if lock is None or not lock["found"]:
             return  # no such collection: nothing to fit
-        record = tx.run(cypher(Query.FD_NODES), scope).single()
-        nodes = {
-            FdLevel.CHUNK: [tuple(row) for row in record["chunks"]] if record else [],
-            FdLevel.DOCUMENT: [tuple(row) for row in record["documents"]] if record else [],
-        }
-        empty = [str(level) for level, rows in nodes.items() if not rows]
+        lengths: dict[FdLevel, list[tuple[int, float]]] = {level: [] for level in FdLevel}
+        for row in tx.run(cypher(Query.FD_LENGTHS), scope):
+            lengths[FdLevel(row["level"])].append((int(row["n_tokens"]), float(row["fd_raw"])))
+        empty = [str(level) for level, rows in lengths.items() if not rows]
         if empty:
             tx.run(cypher(Query.FD_DROP_STATS), levels=empty, collection=collection).consume()
-        assigned: dict[FdLevel, list[dict[str, str]]] = {}
-        stats_rows: list[dict[str, Any]] = []
-        for level, rows in nodes.items():
-            if not rows:
-                continue
-            fitted = fitted_bins(rows, (bounds or {}).get(level))
-            assigned[level] = [{"id": node_id, "bin": str(b)} for node_id, b in fitted.bins]
-            stats_rows += [
+        fits = {
+            level: fitted_bins(rows, (bounds or {}).get(level))
+            for level, rows in lengths.items()
+            if rows
+        }
+        if fits:
+            stats_rows = [
                 {
                     "level": str(level),
                     "bin": str(b),
-                    "lower": fitted.bounds[0],
-                    "upper": fitted.bounds[1],
+                    "lower": fit.bounds[0],
+                    "upper": fit.bounds[1],
                     "n": stats.n,
                     "total": stats.total,
                     "total_sq": stats.total_sq,
-                    "fitted_n": len(rows),
+                    "fitted_n": len(lengths[level]),
                 }
-                for b, stats in fitted.stats.items()
+                for level, fit in fits.items()
+                for b, stats in fit.stats.items()
             ]
-        if stats_rows:
-            tx.run(
-                cypher(Query.FD_SET_BINS),
-                chunks=assigned.get(FdLevel.CHUNK, []),
-                documents=assigned.get(FdLevel.DOCUMENT, []),
-            ).consume()
             tx.run(cypher(Query.FD_RESET_STATS), bins=stats_rows, collection=collection).consume()
         tx.run(
             cypher(Query.COUNT_COLLECTION),
@@ -128,25 +126,21 @@ def refit(
 
 @dataclass(frozen=True)
 class FittedBins:
-    """One level's fit: its bounds, each node's bin, and each bin's statistics."""
+    """One level's fit: its bounds and each bin's statistics."""
 
     bounds: Bounds
-    bins: list[tuple[str, LengthBin]]  # (node id, bin)
     stats: dict[LengthBin, BinStats]
 
 
-def fitted_bins(nodes: Sequence[tuple[Any, ...]], bounds: Bounds | None = None) -> FittedBins:
-    """Bins for ``(id, n_tokens, fd_raw)`` rows: ``bounds``, else the tertiles of the lengths
-    (``tertile_bounds``); each node in the bin ``length_bin`` gives it; each bin's
-    ``BinStats`` of FD_raw (every bin present, empty ones too)."""
-    fit = bounds or tertile_bounds([int(n_tokens) for _, n_tokens, _ in nodes])
+def fitted_bins(nodes: Sequence[tuple[int, float]], bounds: Bounds | None = None) -> FittedBins:
+    """The fit of ``(n_tokens, fd_raw)`` rows: ``bounds``, else the tertiles of the lengths
+    (``tertile_bounds``), and each bin's ``BinStats`` of FD_raw over the nodes ``length_bin``
+    puts in it (every bin present, empty ones too)."""
+    fit = bounds or tertile_bounds([n_tokens for n_tokens, _ in nodes])
     members: dict[LengthBin, list[float]] = {b: [] for b in LengthBin}
-    assigned: list[tuple[str, LengthBin]] = []
-    for node_id, n_tokens, raw in nodes:
-        b = length_bin(int(n_tokens), fit)
-        assigned.append((str(node_id), b))
-        members[b].append(float(raw))
-    return FittedBins(fit, assigned, {b: BinStats.of(values) for b, values in members.items()})
+    for n_tokens, raw in nodes:
+        members[length_bin(n_tokens, fit)].append(raw)
+    return FittedBins(fit, {b: BinStats.of(values) for b, values in members.items()})
 
 
 class SourceAuthority(BaseModel):

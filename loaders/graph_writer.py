@@ -18,7 +18,7 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any, Literal, TypedDict
 
 import neo4j
 
@@ -130,7 +130,7 @@ def write_documents(
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
         labels = shard_labels(lock_collection(tx, collection))
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
-        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=ids, collection=collection).consume()
+        _count_in_fd_bins(tx, collection, ids, -1)
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
         documents = {"document_labels": labels["document_labels"],
                      "language_labels": ALL_DOCUMENT_LABELS}  # fmt: skip
@@ -140,7 +140,7 @@ def write_documents(
         _run_rows(tx, Query.CREATE_CHUNKS, {"terms": rows.terms, "chunks": rows.chunks}, chunks)
         _run_rows(tx, Query.CREATE_CLAIMS, {"claims": rows.claims}, scope)
         # Into the FD* length bins (loaders/fd_stats.py), now that fd_raw and n_tokens are set.
-        tx.run(cypher(Query.FD_BIN_DOCUMENTS), ids=ids, collection=collection).consume()
+        _count_in_fd_bins(tx, collection, ids, 1)
         upserted = (
             tx.run(
                 cypher(Query.UPSERT_ENTITIES),
@@ -170,6 +170,14 @@ def write_documents(
     return graph.write(work)
 
 
+def _count_in_fd_bins(
+    tx: neo4j.ManagedTransaction, collection: str, ids: Sequence[str], sign: Literal[1, -1]
+) -> None:
+    """Count documents and their chunks into their FD* length bins (``sign`` 1), or take them
+    out (-1): ``cypher/fd/count_documents.cypher``."""
+    tx.run(cypher(Query.FD_COUNT_DOCUMENTS), ids=ids, collection=collection, sign=sign).consume()
+
+
 def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
     """Remove documents of ``collection``, their content and entities and index terms no one
     uses any more; links into them wait on a placeholder so they resolve again if the documents
@@ -179,7 +187,7 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
     def work(tx: neo4j.ManagedTransaction) -> int:
         lock_collection(tx, collection)
         tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=keys).consume()
-        tx.run(cypher(Query.FD_UNBIN_DOCUMENTS), ids=keys, collection=collection).consume()
+        _count_in_fd_bins(tx, collection, keys, -1)
         old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=keys).single()
         record = tx.run(cypher(Query.DELETE_DOCUMENTS), ids=keys, collection=collection).single()
         _delete_orphans(tx, collection, old)

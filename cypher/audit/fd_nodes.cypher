@@ -18,10 +18,15 @@ CALL () {
 }
 WITH level, node, coalesce(source_type, '') AS source_type
 WHERE node.n_tokens IS NOT NULL
-OPTIONAL MATCH (s:FdStats {collection: $collection, id: level + ':' + node.length_bin})
+// A node's length bin is not stored: it is the bin its n_tokens falls in under its level's
+// bounds, which every (:FdStats) of the level holds (cypher/fd/count_documents.cypher).
+OPTIONAL MATCH (sb:FdStats {collection: $collection, id: level + ':short'})
+OPTIONAL MATCH (s:FdStats {collection: $collection, id: level + ':' + CASE
+    WHEN node.n_tokens <= sb.lower THEN 'short'
+    WHEN node.n_tokens <= sb.upper THEN 'medium' ELSE 'long' END})
 OPTIONAL MATCH (a:SourceAuthority {source_type: source_type})
 RETURN level, substring(node.id, size($collection) + 1) AS id, source_type,
        node.n_tokens AS n_tokens, coalesce(node.fd_raw, 0.0) AS fd_raw,
-       node.length_bin AS length_bin, coalesce(a.a_source, 1.0) AS a_source, s.n AS n,
+       s.bin AS length_bin, coalesce(a.a_source, 1.0) AS a_source, s.n AS n,
        s.total AS total, s.total_sq AS total_sq
 ORDER BY level, id;

@@ -98,7 +98,13 @@ UNWIND level AS edge
 WITH a_max, edge, edge.source AS s, edge.landing AS landing
 MATCH (sd:Document {id: s.document_id})
 MATCH (ld:Document {id: landing.document_id})
-OPTIONAL MATCH (bin:FdStats {collection: s.collection, id: 'chunk:' + s.length_bin})
+// A node's length bin is not stored: it is the bin its n_tokens falls in under its level's
+// bounds, which every (:FdStats) of the level holds (cypher/fd/count_documents.cypher).
+OPTIONAL MATCH (binb:FdStats {collection: s.collection, id: 'chunk:short'})
+OPTIONAL MATCH (bin:FdStats {collection: s.collection, id: 'chunk:' + CASE
+    WHEN s.n_tokens <= binb.lower THEN 'short'
+    WHEN s.n_tokens <= binb.upper THEN 'medium' ELSE 'long' END})
+  WHERE s.n_tokens IS NOT NULL
 OPTIONAL MATCH (authority:SourceAuthority {source_type: sd.source_type})
 RETURN edge.kind AS kind, s.id AS source_id, coalesce(edge.link.href, '') AS href,
        coalesce(edge.name, '') AS anchor_text, edge.entity.id AS entity_id,
@@ -109,7 +115,7 @@ RETURN edge.kind AS kind, s.id AS source_id, coalesce(edge.link.href, '') AS hre
        coalesce(edge.nearness, vector.similarity.cosine(landing.embedding, $vector))
          AS query_similarity,
        {fd_raw: coalesce(s.fd_raw, 0.0), n_tokens: s.n_tokens, n_claims: coalesce(s.n_claims, 0),
-        bin: s.length_bin, n: bin.n, total: bin.total,
+        bin: bin.bin, n: bin.n, total: bin.total,
         total_sq: bin.total_sq, source_type: coalesce(sd.source_type, ''),
         a_source: coalesce(authority.a_source, 1.0)} AS source_fd,
        a_max

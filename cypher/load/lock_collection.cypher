@@ -2,7 +2,7 @@
 // the shard given (free_shard.cypher), and take its write lock (SET on the node) for the rest of
 // the transaction. Writes into one collection therefore commit one after the other, so its
 // document and chunk counts and its FD* bin statistics, which they add to
-// (count_collection.cypher, fd/bin_documents.cypher), never lose an update; writes into other
+// (count_collection.cypher, fd/count_documents.cypher), never lose an update; writes into other
 // collections do not wait. A new collection is marked as having its entities' keys without
 // accents, which ingestion writes (nothing for upgrade/unkeyed_collections.cypher to do).
 // Parameters: $collection (a valid name, service/scope.py), $shard (for a new collection).

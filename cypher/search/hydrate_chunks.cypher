@@ -11,14 +11,24 @@ CALL () {
 }
 UNWIND $chunk_ids AS id
 MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: id})
-OPTIONAL MATCH (cs:FdStats {collection: c.collection, id: 'chunk:' + c.length_bin})
-OPTIONAL MATCH (ds:FdStats {collection: d.collection, id: 'document:' + d.length_bin})
+// A node's length bin is not stored: it is the bin its n_tokens falls in under its level's
+// bounds, which every (:FdStats) of the level holds (cypher/fd/count_documents.cypher).
+OPTIONAL MATCH (csb:FdStats {collection: c.collection, id: 'chunk:short'})
+OPTIONAL MATCH (cs:FdStats {collection: c.collection, id: 'chunk:' + CASE
+    WHEN c.n_tokens <= csb.lower THEN 'short'
+    WHEN c.n_tokens <= csb.upper THEN 'medium' ELSE 'long' END})
+  WHERE c.n_tokens IS NOT NULL
+OPTIONAL MATCH (dsb:FdStats {collection: d.collection, id: 'document:short'})
+OPTIONAL MATCH (ds:FdStats {collection: d.collection, id: 'document:' + CASE
+    WHEN d.n_tokens <= dsb.lower THEN 'short'
+    WHEN d.n_tokens <= dsb.upper THEN 'medium' ELSE 'long' END})
+  WHERE d.n_tokens IS NOT NULL
 OPTIONAL MATCH (a:SourceAuthority {source_type: d.source_type})
 RETURN c.id AS chunk_id, d.id AS document_id, d.collection AS collection,
        coalesce(d.title, '') AS title, c.text AS text, c.n_tokens AS n_tokens,
        coalesce(c.pages, []) AS pages, c.ocr_confidence AS ocr_confidence,
        coalesce(d.source_type, '') AS source_type, coalesce(a.a_source, 1.0) AS a_source, a_max,
        {fd_raw: coalesce(c.fd_raw, 0.0), n_tokens: c.n_tokens, n_claims: coalesce(c.n_claims, 0),
-        bin: c.length_bin, n: cs.n, total: cs.total, total_sq: cs.total_sq} AS chunk,
+        bin: cs.bin, n: cs.n, total: cs.total, total_sq: cs.total_sq} AS chunk,
        {fd_raw: coalesce(d.fd_raw, 0.0), n_tokens: d.n_tokens, n_claims: coalesce(d.n_claims, 0),
-        bin: d.length_bin, n: ds.n, total: ds.total, total_sq: ds.total_sq} AS document;
+        bin: ds.bin, n: ds.n, total: ds.total, total_sq: ds.total_sq} AS document;

@@ -62,10 +62,8 @@ class Query(StrEnum):
     DELETE_DOCUMENTS = "load/delete_documents"
     # fd: FD* length bins, their statistics and source authority (loaders/fd_stats.py)
     FD_LOCK_COLLECTION = "fd/lock_collection"
-    FD_UNBIN_DOCUMENTS = "fd/unbin_documents"
-    FD_BIN_DOCUMENTS = "fd/bin_documents"
-    FD_NODES = "fd/nodes"
-    FD_SET_BINS = "fd/set_bins"
+    FD_COUNT_DOCUMENTS = "fd/count_documents"
+    FD_LENGTHS = "fd/lengths"
     FD_RESET_STATS = "fd/reset_stats"
     FD_STATS = "fd/stats"
     FD_DROP_STATS = "fd/drop_stats"

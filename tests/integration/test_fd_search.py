@@ -11,9 +11,11 @@ import pytest
 from fastapi.testclient import TestClient
 
 from loaders.entities import EntityExtractor, load_gazetteer
+from loaders.fd_stats import bin_stats
 from loaders.ingest import Ingestor
 from service.app import create_app
 from service.embedding import Embedder
+from service.factual_density import FdLevel, LengthBin, length_bin
 from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus, sample_gazetteer
@@ -21,6 +23,7 @@ from service.retrieval.context import SearchContext
 from service.retrieval.fd_read import fd_of
 from service.retrieval.pipeline import search
 from service.retrieval.types import Mode, SearchOptions
+from service.scope import DEFAULT_COLLECTION
 from service.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -62,13 +65,19 @@ def test_the_museum_question_is_answered_by_the_dense_biography(context: SearchC
         assert amaral is not None and amaral.z is not None and amaral.z < 0
 
 
-def test_every_hit_shows_its_fd_star(context: SearchContext) -> None:
+def test_every_hit_shows_its_fd_star(context: SearchContext, graph: Graph) -> None:
+    fitted = {(row.level, row.bin): row for row in bin_stats(graph, DEFAULT_COLLECTION)}
     for level in ("chunk", "document"):
         result = search(context, SearchOptions(query="humidity in the storerooms", level=level))
         assert result.hits
         for hit in result.hits:
             assert hit.fd is not None and hit.fd.level == level
             assert hit.fd.length_bin is not None and hit.fd.z is not None
+            # The bin its length falls in under its level's bounds, and that bin's μ.
+            short = fitted[(FdLevel(level), LengthBin.SHORT)]
+            assert hit.fd.length_bin == length_bin(hit.fd.n_tokens, (short.lower, short.upper))
+            mean = fitted[(FdLevel(level), hit.fd.length_bin)].stats.mean
+            assert hit.fd.bin_mean == pytest.approx(mean, abs=1e-4)
             assert 0.0 <= hit.fd.rescaled <= 1.0
             assert hit.fd.contribution == 0.0  # nothing asked FD* to rank
 

@@ -13,6 +13,7 @@ from loaders.fd_stats import FdBinRow, bin_stats, needs_refit, refit
 from loaders.ingest import Ingestor
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
+from service.audit.nodes import FdNode, read_nodes
 from service.embedding import HashEmbedder
 from service.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
 from service.graph.gateway import Graph
@@ -35,26 +36,20 @@ def corpus() -> list[SourceDocument]:
     return [document(f"d{i}.md", 1 + i % 7, dense=i % 2 == 0) for i in range(18)]
 
 
-def nodes(
-    graph: Graph, collection: str = "default"
-) -> dict[FdLevel, list[tuple[int, float, str | None]]]:
-    """(n_tokens, fd_raw, length_bin) of every chunk and document of a collection."""
-    found: dict[FdLevel, list[tuple[int, float, str | None]]] = {}
-    for level, label in ((FdLevel.CHUNK, "Chunk"), (FdLevel.DOCUMENT, "Document")):
-        records = graph.driver.execute_query(
-            f"MATCH (n:{label} {{collection: $collection}}) "
-            "RETURN n.n_tokens AS t, n.fd_raw AS f, n.length_bin AS b",
-            collection=collection,
-        ).records
-        found[level] = [(r["t"], r["f"], r["b"]) for r in records]
+def nodes(graph: Graph, collection: str = "default") -> dict[FdLevel, list[FdNode]]:
+    """Every chunk and document of a collection with a length, with the bin the graph's readers
+    derive for it (the FD* audits' statement, as the search's hydration reads it too)."""
+    found: dict[FdLevel, list[FdNode]] = {level: [] for level in FdLevel}
+    for node in read_nodes(graph, collection):
+        found[node.level].append(node)
     return found
 
 
 def check_invariant(
     graph: Graph, collection: str = "default"
 ) -> dict[FdLevel, tuple[float, float]]:
-    """Every node of the collection has the bin its length gives under its level's bounds, and
-    each bin's statistics are those of its nodes; returns the bounds."""
+    """Every node of the collection is read in the bin its length gives under its level's
+    bounds, and each bin's statistics are those of its nodes; returns the bounds."""
     rows = bin_stats(graph, collection)
     bounds: dict[FdLevel, tuple[float, float]] = {}
     for level, values in nodes(graph, collection).items():
@@ -62,9 +57,9 @@ def check_invariant(
         assert [row.bin for row in own] == list(LengthBin)
         bounds[level] = (own[0].lower, own[0].upper)
         members: dict[str, list[float]] = defaultdict(list)
-        for n_tokens, fd, assigned in values:
-            assert assigned == length_bin(n_tokens, bounds[level])
-            members[assigned].append(fd)
+        for node in values:
+            assert node.length_bin == length_bin(node.n_tokens, bounds[level])
+            members[node.length_bin].append(node.fd_raw)
         for row in own:
             expected = BinStats.of(members[row.bin])
             assert row.n == expected.n
@@ -82,7 +77,7 @@ def test_first_ingest_fits_tertiles_and_bins_everything(ingestor: Ingestor) -> N
     stats = ingestor.ingest(corpus())
     assert stats.refitted
     bounds = check_invariant(ingestor.graph)
-    lengths = [t for t, _, _ in nodes(ingestor.graph)[FdLevel.DOCUMENT]]
+    lengths = [node.n_tokens for node in nodes(ingestor.graph)[FdLevel.DOCUMENT]]
     assert bounds[FdLevel.DOCUMENT] == tertile_bounds(lengths)
     # Tertiles: no bin holds most of the corpus.
     sizes = [row.n for row in bin_stats(ingestor.graph, "default") if row.level is FdLevel.DOCUMENT]

@@ -113,10 +113,11 @@ def test_blend_is_the_seed_composite() -> None:
 def test_a_fit_bins_every_node_and_counts_each_bin() -> None:
     from loaders.fd_stats import fitted_bins
 
-    nodes = [(f"n{i}", length, length / 1000) for i, length in enumerate([5, 9, 12, 20, 31, 40])]
+    nodes = [(length, length / 1000) for length in [5, 9, 12, 20, 31, 40]]
     fit = fitted_bins(nodes)
     assert fit.bounds == (9.0, 20.0)  # nearest-rank tertiles of the six lengths
-    assert [b for _, b in fit.bins] == ["short", "short", "medium", "medium", "long", "long"]
+    assert {b: s.n for b, s in fit.stats.items()} == {"short": 2, "medium": 2, "long": 2}
+    assert fit.stats[LengthBin.SHORT] == BinStats.of([0.005, 0.009])  # a bound is in its bin
     assert fit.stats[LengthBin.LONG] == BinStats.of([0.031, 0.040])
     configured = fitted_bins(nodes, (10, 35))
     assert {b: s.n for b, s in configured.stats.items()} == {"short": 2, "medium": 3, "long": 1}
