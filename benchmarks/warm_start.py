@@ -80,7 +80,9 @@ def child(condition: str) -> dict[str, Any]:
     if condition == "cold":
 
         def nothing_ahead(
-            runtime: Runtime, serving: Callable[[], None] = lambda: None
+            runtime: Runtime,
+            serving: Callable[[], None] = lambda: None,
+            give_way: Callable[[], object] = lambda: None,
         ) -> warm.WarmUp:
             serving()
             return warm.WarmUp(0, 0.0)

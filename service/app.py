@@ -24,7 +24,7 @@ from service.api.docs import install_docs
 from service.api.errors import install_error_handlers
 from service.api.metrics import install_metrics
 from service.api.security import install_security
-from service.api.warm import keep_warm
+from service.api.warm import Requests, RequestsMiddleware, keep_warm
 from service.graph.schema import SchemaMode
 from service.runtime import EmbedderFactory, default_embedder, open_runtime, startup_objects_frozen
 from service.settings import Settings
@@ -42,6 +42,7 @@ def create_app(
         embedder_factory: how the model is loaded (tests may hand in a light one).
     """
     settings = settings or Settings()
+    requests = Requests()  # in flight, counted by the middleware; the warm-up gives way to them
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -52,7 +53,7 @@ def create_app(
             log.info("schema ready: %d indexes online", len(runtime.indexes))
             app.state.runtime = runtime
             # Warmed before the freeze, so what the first searches load is frozen too.
-            with keep_warm(runtime) as warmer, startup_objects_frozen():
+            with keep_warm(runtime, requests) as warmer, startup_objects_frozen():
                 app.state.warm_start = warmer
                 yield
 
@@ -83,5 +84,6 @@ def create_app(
     install_security(app, settings, public=("/browser", "/static", "/ui"), own_cors=("/browser",))
     # Inside the metrics middleware, so a request's time counts its wait for the deadline.
     install_deadline(app, settings.request_deadline_s)
+    app.add_middleware(RequestsMiddleware, requests=requests)
     install_metrics(app)
     return app

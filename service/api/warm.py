@@ -13,6 +13,10 @@ corpus): warming all of it before serving makes start-up ~10 s longer; all of it
 background left a search made at once waiting 3.8 s for the plans the warm-up was making; the
 write and the page's search first, side by side, add ~4.5 s to an 11 s start-up, and a search
 made at once then takes ~120 ms, a write ~1.2 s (75 ms and 0.75 s once the rest is warm).
+The background part gives way to the requests it warms for: before each of its searches it waits
+until no request has been in flight for ``QUIET_S`` (``Requests.quiet``, at most ``YIELD_S``), so
+that a person's first search shares the two cores with at most one warm search, not a queue of
+them.
 It warms again whenever Neo4j comes back after an outage. The graph gateway notices failures
 request by request but not a recovery, so a watcher thread asks Neo4j for its version every
 ``interval_s`` (the query of ``GET /health``); the first answer after a failure warms again.
@@ -29,6 +33,8 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from loaders.model import SourceDocument
 from loaders.read import read_bytes
@@ -64,6 +70,10 @@ WARM_SEARCHES: tuple[dict[str, Any], ...] = (
     {"mode": "multisignal", "explain": True},
 )
 WATCH_INTERVAL_S = 5.0
+# A background warm search waits for this long a pause in the requests, and no longer than
+# YIELD_S: under steady traffic the requests warm their own plans, and the warm-up still ends.
+QUIET_S = 0.2
+YIELD_S = 1.0
 
 
 # A small document of each part a write writes: a heading, an identifier, a link, a sentence
@@ -96,12 +106,16 @@ class WarmUp:
 IN_COLLECTION_SEARCHES: tuple[dict[str, Any], ...] = ({}, {"level": "document"})
 
 
-def warm_up(runtime: Runtime, serving: Callable[[], None] = lambda: None) -> WarmUp:
+def warm_up(
+    runtime: Runtime,
+    serving: Callable[[], None] = lambda: None,
+    give_way: Callable[[], object] = lambda: None,
+) -> WarmUp:
     """Rehearse writing ``WARM_DOCUMENT`` into the graph's first collection (or the default
     one; rolled back) while running ``FIRST_SEARCHES``, then call ``serving``; then run
-    ``WARM_SEARCHES`` and ``IN_COLLECTION_SEARCHES`` in that collection. Each search runs for
-    each of ``WARM_QUERIES`` and its answer is thrown away. It stops at the first that fails
-    (calling ``serving`` if it has not)."""
+    ``WARM_SEARCHES`` and ``IN_COLLECTION_SEARCHES`` in that collection, calling ``give_way``
+    before each. Each search runs for each of ``WARM_QUERIES`` and its answer is thrown away.
+    It stops at the first that fails (calling ``serving`` if it has not)."""
     started = time.perf_counter()
     done = writes = 0
     try:
@@ -118,6 +132,7 @@ def warm_up(runtime: Runtime, serving: Callable[[], None] = lambda: None) -> War
         serving()
         in_collection = [{**o, "collections": collections} for o in IN_COLLECTION_SEARCHES]
         for options in [*WARM_SEARCHES, *(in_collection if collections else [])]:
+            give_way()
             done += _run_searches(runtime, options)
     except AnchorgraphError as error:  # Neo4j went away meanwhile: the watcher tries again
         serving()
@@ -133,6 +148,63 @@ def _run_searches(runtime: Runtime, options: dict[str, Any]) -> int:
 
 def _ms_since(started: float) -> float:
     return round((time.perf_counter() - started) * 1000, 1)
+
+
+class Requests:
+    """How many requests are in flight (``RequestsMiddleware`` counts them), for a background
+    task that should run between them."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self._in_flight = 0
+        self._last_ended = float("-inf")
+
+    def opened(self) -> None:
+        """The API begins to serve (again): a pause counts from now, so that a request sent the
+        moment it serves finds no background work ahead of it."""
+        with self._changed:
+            self._last_ended = max(self._last_ended, time.monotonic())
+
+    @contextmanager
+    def serving(self) -> Iterator[None]:
+        """Count one request in flight for the block."""
+        with self._changed:
+            self._in_flight += 1
+        try:
+            yield
+        finally:
+            with self._changed:
+                self._in_flight -= 1
+                self._last_ended = time.monotonic()
+                self._changed.notify_all()
+
+    def quiet(self, quiet_s: float = QUIET_S, limit_s: float = YIELD_S) -> bool:
+        """Wait until no request has been in flight for ``quiet_s``, at most ``limit_s``;
+        returns whether it was quiet."""
+        give_up = time.monotonic() + limit_s
+        with self._changed:
+            while True:
+                now = time.monotonic()
+                still = quiet_s - (now - self._last_ended) if self._in_flight == 0 else quiet_s
+                if self._in_flight == 0 and still <= 0:
+                    return True
+                if now >= give_up:
+                    return False
+                self._changed.wait(min(still, give_up - now))
+
+
+class RequestsMiddleware:
+    """Counts each HTTP request in ``requests`` while the app handles it."""
+
+    def __init__(self, app: ASGIApp, requests: Requests) -> None:
+        self.app, self.requests = app, requests
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        with self.requests.serving():
+            await self.app(scope, receive, send)
 
 
 class Warmer:
@@ -209,13 +281,22 @@ class Warmer:
 
 
 @contextmanager
-def keep_warm(runtime: Runtime, interval_s: float = WATCH_INTERVAL_S) -> Iterator[Warmer]:
+def keep_warm(
+    runtime: Runtime, requests: Requests | None = None, interval_s: float = WATCH_INTERVAL_S
+) -> Iterator[Warmer]:
     """The API's warm start over ``runtime``: its first part warmed on entry, the rest in the
-    background, watched until exit."""
+    background between ``requests``, watched until exit."""
+    counted = requests or Requests()
+
+    def warm(serving: Callable[[], None]) -> WarmUp:
+        def open_doors() -> None:
+            counted.opened()  # the first request may be on its way: a pause counts from here
+            serving()
+
+        return warm_up(runtime, open_doors, counted.quiet)
+
     warmer = Warmer(
-        ping=lambda: runtime.graph.read(Query.SERVER_INFO),
-        warm=lambda serving: warm_up(runtime, serving),
-        interval_s=interval_s,
+        ping=lambda: runtime.graph.read(Query.SERVER_INFO), warm=warm, interval_s=interval_s
     )
     with warmer.running():
         yield warmer
