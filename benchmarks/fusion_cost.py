@@ -1,10 +1,12 @@
 """What the fusion itself costs a document-level search: the engine's ``rank_candidates`` on
 the candidates real searches found (a cache of ``python -m evaluation.tune collect``, every path
-cut to ``k_over``), timed per query for each fusion, in alternating order.
+cut to ``k_over``), timed per query for each setting (the weighted sum, the floor sum, and the
+default: the floor sum with the lexical paths scaled by the dense path's confidence), in
+rotating order.
 
     .venv/bin/python -m benchmarks.fusion_cost benchmarks/out/tune/scifact-train.json.gz
 
-It prints the median and p95 per fusion, the median of the per-query differences against the
+It prints the median and p95 per setting, the median of the per-query differences against the
 weighted sum, and the candidates per search. No Neo4j is needed: this is the stage between the
 paths' reads and the ranking stages, in Python.
 """
@@ -16,13 +18,18 @@ import statistics
 import time
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
 from evaluation.tune import Replay
 from service import Fusion, SearchOptions, rank_candidates
 
-FUSIONS = (Fusion.WEIGHTED_SUM, Fusion.FLOOR_SUM)
+SETTINGS: dict[str, dict[str, Any]] = {
+    "weighted_sum": {"fusion": Fusion.WEIGHTED_SUM, "confidence_exponent": 0.0},
+    "floor_sum": {"fusion": Fusion.FLOOR_SUM, "confidence_exponent": 0.0},
+    "default": {},
+}
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -33,30 +40,31 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = parser.parse_args(argv)
     replay = Replay.load(args.cache)
     options = {
-        fusion: SearchOptions(query="x", level="document", fusion=fusion, k_over=args.k_over)
-        for fusion in FUSIONS
+        name: SearchOptions(query="x", level="document", k_over=args.k_over, **setting)
+        for name, setting in SETTINGS.items()
     }
     found = [
         {path: rows[: args.k_over] for path, rows in cached.found.items()}
         for cached in replay.queries.values()
     ]
-    times: dict[Fusion, list[float]] = {fusion: [] for fusion in FUSIONS}
+    names = list(SETTINGS)
+    times: dict[str, list[float]] = {name: [] for name in names}
     candidates = []
     for round_number in range(args.rounds):
         for number, paths in enumerate(found):
-            order = FUSIONS if (number + round_number) % 2 == 0 else FUSIONS[::-1]
-            for fusion in order:
+            turn = (number + round_number) % len(names)
+            for name in names[turn:] + names[:turn]:
                 started = time.perf_counter()
-                hits = rank_candidates(paths, options[fusion])
-                times[fusion].append((time.perf_counter() - started) * 1000)
+                hits = rank_candidates(paths, options[name])
+                times[name].append((time.perf_counter() - started) * 1000)
             candidates.append(len(hits))
-    base = np.array(times[Fusion.WEIGHTED_SUM])
+    base = np.array(times["weighted_sum"])
     print(f"{replay.name}: {len(found)} queries x {args.rounds}, k_over {args.k_over}, "
           f"median {statistics.median(candidates):.0f} documents fused per search")  # fmt: skip
-    for fusion in FUSIONS:
-        values = np.array(times[fusion])
+    for name in names:
+        values = np.array(times[name])
         print(
-            f"  {fusion:13s} p50 {np.percentile(values, 50):.3f} ms  p95 "
+            f"  {name:13s} p50 {np.percentile(values, 50):.3f} ms  p95 "
             f"{np.percentile(values, 95):.3f} ms  per-query Δ vs weighted_sum, median "
             f"{np.median(values - base):+.3f} ms"
         )

@@ -252,6 +252,7 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             "fd_weight",
             "pagerank_weight",
             "walk_weight",
+            "confidence_exponent",
         }:
             options[key] = float(value)
         elif key in {"fd_rerank", "expand", "expand_rank", "bridge"}:

@@ -44,6 +44,9 @@ _PREVIOUS_WEIGHTS = {
 PREVIOUS_DEFAULT = Config(
     ALL_PATHS, Normalisation.L2, Fusion.WEIGHTED_SUM, tuple(_PREVIOUS_WEIGHTS.items())
 )
+# The exponents of the lexical paths' scaling by the dense path's confidence a fold may choose
+# (service.retrieval.query_weights).
+CONFIDENCE_EXPONENTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 SINGLE_PATHS = (conds.ConditionName.COSINE, conds.ConditionName.BM25, conds.ConditionName.TFIDF)
 GRAPHRAG_PREFIX = "graphrag-"
 
@@ -54,20 +57,27 @@ def candidates() -> list[Config]:
     """The settings a fold chooses among: the weighted sum or the floor sum of L2-normalised
     paths (``service.retrieval.fusion``), dense chunks at 0.7 against a lexical share on whole
     documents (chunk BM25 at a third of it), the document embedding, and the small paths
-    (TF-IDF, metadata, entities) alike."""
+    (TF-IDF, metadata, entities) alike; the floor sum also with the lexical paths' weights
+    scaled by the dense path's confidence (``confidence_exponent``, 0 first: on a tie a fold
+    keeps the weights as they are)."""
     settings = []
-    for fusion, lexical, document, small in itertools.product(
+    for fusion, exponent, lexical, document, small in itertools.product(
         (Fusion.WEIGHTED_SUM, Fusion.FLOOR_SUM),
+        CONFIDENCE_EXPONENTS,
         (0.1, 0.15, 0.2, 0.3, 0.4, 0.5),
         (0.1, 0.2, 0.4),
         (0.0, 0.05, 0.1),
     ):
+        if exponent and fusion is not Fusion.FLOOR_SUM:
+            continue
         weights = (
             (PathName.DENSE, 0.7), (PathName.DOC_BM25, lexical),
             (PathName.DOC_DENSE, document), (PathName.BM25, round(lexical / 3, 2)),
             (PathName.TFIDF, small), (PathName.METADATA, small), (PathName.ENTITY, small),
         )  # fmt: skip
-        settings.append(Config(ALL_PATHS, Normalisation.L2, fusion, weights))
+        settings.append(
+            Config(ALL_PATHS, Normalisation.L2, fusion, weights, confidence_exponent=exponent)
+        )
     return settings
 
 
@@ -185,7 +195,8 @@ def setting_text(config: Config) -> str:
     weights = dict(config.weights)
     return (
         f"{config.fusion}, doc_bm25 {weights[PathName.DOC_BM25]:g}, doc_dense "
-        f"{weights[PathName.DOC_DENSE]:g}, small {weights[PathName.TFIDF]:g}"
+        f"{weights[PathName.DOC_DENSE]:g}, small {weights[PathName.TFIDF]:g}, confidence "
+        f"{config.confidence_exponent:g}"
     )
 
 

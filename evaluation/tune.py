@@ -221,6 +221,9 @@ class Config:
     mode: Mode = Mode.HYBRID
     # Multi-signal weights; the defaults of docs/design.md §2.
     signal_weights: SignalWeightsIn = field(default_factory=SignalWeightsIn)
+    # The lexical paths' scaling by the dense path's confidence (query_weights); 0: none, so
+    # that a setting is the weights it names.
+    confidence_exponent: float = 0.0
 
     def search_options(self, query: str = "replay", k: int = 10) -> SearchOptions:
         """The search this setting stands for. No feedback: the ``feedback`` replay moves the
@@ -237,6 +240,7 @@ class Config:
             weights=dict(self.weights),
             rrf_k=self.rrf_k,
             signal_weights=self.signal_weights,
+            confidence_exponent=self.confidence_exponent,
             feedback=0,
         )
 
@@ -251,6 +255,8 @@ class Config:
         else:
             parts.append(f"normalisation={self.normalisation}")
         parts.append(f"weights={weights}")
+        if self.mode is Mode.HYBRID:
+            parts.append(f"confidence_exponent={self.confidence_exponent:g}")
         if self.mode is Mode.MULTISIGNAL:
             signals = self.signal_weights.model_dump()
             parts.append("signal_weights=" + "+".join(f"{n}:{w:g}" for n, w in signals.items()))

@@ -73,6 +73,7 @@ def search(
             local_id(key): text for key, text in ranking.query.identifiers_as_written.items()
         },
         ranking=ranking_used,
+        lexical_scale=round(ranking.lexical_scale, 4),
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
         feedback_documents=[local_id(key) for key in ranking.feedback_documents],
         tokens=token_account(hits) if options.expand else None,

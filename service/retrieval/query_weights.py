@@ -1,4 +1,5 @@
-"""Path weights that follow the query: the dense paths step back for codes.
+"""Path weights that follow the query: the dense paths step back for codes, and the lexical
+paths follow the dense path's confidence.
 
 A sentence-embedding model reads words; a part number, a serial or a version ("ZQ-4471-B",
 "AG-2048") is a string of characters it has no meaning for, while BM25 and the metadata path
@@ -16,16 +17,36 @@ ranks on the exact paths alone; a sentence naming one code among ten words keeps
 dense weight. On the five dev corpora of docs/benchmarks.md ("A default for every corpus") it
 changes no NDCG@10 in the fourth decimal (their questions are sentences, their identifiers
 acronyms); the sample corpus's part-number lookups are what it is for.
+
+The lexical paths' weights follow how sure the embedding model is of its own candidates::
+
+    w'_p = w_p · m   for the lexical paths (doc_bm25, bm25, tfidf), the others unchanged
+    m    = clip(((1 − c₁₀) / (1 − π))^a, 1/4, 4)
+
+where ``c₁₀`` is the mean cosine of the dense path's first ten candidates (at document level
+each document by its best chunk), ``π`` = 0.5 and ``a`` the search's ``confidence_exponent``.
+High cosines (the model reads the query as it reads the corpus: claims against the evidence
+they paraphrase) shrink the lexical share; low ones (names, rare terms the model has little
+meaning for) grow it. ``a`` = 0 leaves every weight as it is. Chosen one whole corpus left out
+at a time on five dev corpora (``python -m evaluation.loo``; docs/benchmarks.md, "A default for
+every corpus"): every fold chose ``a`` = 1.5. The cosines are those of all-MiniLM-L6-v2; with
+another model ``π`` may need choosing again (the same command).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
 from service.retrieval.types import DENSE_PATH_NAMES, AnalyzedQuery, PathName
 
 # A code holds at least this many digits, and a letter.
 CODE_DIGITS = 3
+
+# The paths the dense path's confidence scales, and the rule's constants (module docstring).
+LEXICAL_PATH_NAMES = frozenset({PathName.DOC_BM25, PathName.BM25, PathName.TFIDF})
+CONFIDENCE_DEPTH = 10
+CONFIDENCE_PIVOT = 0.5
+SCALE_BOUNDS = (0.25, 4.0)
 
 
 def is_code(text: str) -> bool:
@@ -43,10 +64,39 @@ def code_share(query: AnalyzedQuery) -> float:
     return min(1.0, codes / words) if words else 0.0
 
 
+def dense_confidence(cosines: Iterable[float], depth: int = CONFIDENCE_DEPTH) -> float | None:
+    """``c₁₀`` of the module docstring: the mean of the ``depth`` highest ``cosines``; None
+    without any."""
+    top = sorted(cosines, reverse=True)[:depth]
+    return sum(top) / len(top) if top else None
+
+
+def lexical_scale(
+    confidence: float | None,
+    exponent: float,
+    pivot: float = CONFIDENCE_PIVOT,
+    bounds: tuple[float, float] = SCALE_BOUNDS,
+) -> float:
+    """``m`` of the module docstring, ``clip(((1 − c) / (1 − pivot))^exponent, *bounds)``: 1.0
+    when ``exponent`` is 0 or there is no confidence. Falls as the confidence rises."""
+    if confidence is None or exponent == 0:
+        return 1.0
+    low, high = bounds
+    doubt = max(1.0 - confidence, 0.0) / (1.0 - pivot)
+    return min(high, max(low, doubt**exponent)) if doubt > 0 else low
+
+
 def query_weights(
-    weights: Mapping[PathName, float], query: AnalyzedQuery | None
+    weights: Mapping[PathName, float], query: AnalyzedQuery | None, lexical: float = 1.0
 ) -> dict[PathName, float]:
     """``weights`` with the dense paths' times ``1 − code_share(query)`` (unchanged without a
-    query)."""
+    query) and the lexical paths' times ``lexical`` (``lexical_scale``)."""
     keep = 1.0 - code_share(query) if query is not None else 1.0
-    return {path: w * keep if path in DENSE_PATH_NAMES else w for path, w in weights.items()}
+    return {
+        path: w * keep
+        if path in DENSE_PATH_NAMES
+        else w * lexical
+        if path in LEXICAL_PATH_NAMES
+        else w
+        for path, w in weights.items()
+    }

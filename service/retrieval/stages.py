@@ -30,7 +30,7 @@ from service.retrieval.feedback import rocchio
 from service.retrieval.fusion import FusedScore, fuse
 from service.retrieval.normalise import Normalisation, normalise
 from service.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath, Reader
-from service.retrieval.query_weights import query_weights
+from service.retrieval.query_weights import dense_confidence, lexical_scale, query_weights
 from service.retrieval.scoring import (
     DocumentSignals,
     SignalWeights,
@@ -162,7 +162,21 @@ def fuse_candidates(retrieved: Retrieved, options: SearchOptions) -> Ranking:
         query=retrieved.query,
         found=retrieved.found,
         hits=rank_candidates(retrieved.found, options, query=retrieved.query),
+        lexical_scale=lexical_scale_of(retrieved.found, options),
     )
+
+
+def lexical_scale_of(found: Mapping[PathName, list[Candidate]], options: SearchOptions) -> float:
+    """The factor on the lexical paths' weights (``query_weights.lexical_scale``) from the dense
+    path's candidates, keyed as the ranking keys them (at document level, each document by its
+    best chunk); 1.0 where ``options.lexical_exponent()`` is 0 or the dense path did not run."""
+    exponent = options.lexical_exponent()
+    dense = found.get(PathName.DENSE)
+    if not exponent or not dense:
+        return 1.0
+    keyed = _keyed({PathName.DENSE: dense}, document_level=options.document_level)
+    cosines = (candidate.score for candidate in keyed[str(PathName.DENSE)].values())
+    return lexical_scale(dense_confidence(cosines), exponent)
 
 
 def rank_candidates(
@@ -175,7 +189,8 @@ def rank_candidates(
     """The fused ranking of the paths' candidates (also what the tuning replay calls).
 
     ``query``, when given, moves the path weights by what it is made of
-    (``query_weights.query_weights``: the dense paths step back for codes).
+    (``query_weights.query_weights``: the dense paths step back for codes) and the dense path's
+    confidence moves the lexical paths' (``lexical_scale_of``).
 
     ``signals`` are more scored lists over the candidates' ids (the priors of
     ``priors.FusedPriors``: FD*, PageRank), normalised and fused like paths with
@@ -190,7 +205,8 @@ def rank_candidates(
         )
         for name, values in (signals or {}).items()
     }
-    fused = _fuse(normalised | extra, options, signal_weights or {}, query)
+    scale = lexical_scale_of(found, options)
+    fused = _fuse(normalised | extra, options, signal_weights or {}, query, scale)
     return _rank(fused, keyed, normalised, explain=options.explain)
 
 
@@ -220,13 +236,15 @@ def _fuse(
     options: SearchOptions,
     signal_weights: Mapping[str, float],
     query: AnalyzedQuery | None,
+    lexical: float,
 ) -> dict[str, FusedScore]:
     """Id → fused score over the paths that take part in the ranking (in multisignal mode BM25
     may have run only for S_text) and the extra signals."""
     ranking = {str(path) for path in options.active_paths()} | set(signal_weights)
     scores = {path: values for path, values in normalised.items() if path in ranking}
     weights = {
-        str(path): weight for path, weight in query_weights(options.path_weights(), query).items()
+        str(path): weight
+        for path, weight in query_weights(options.path_weights(), query, lexical).items()
     }
     if options.mode in SINGLE_PATH_MODES:  # one path alone keeps its raw score, unweighted
         weights = {str(path): 1.0 for path in options.active_paths()}
@@ -328,6 +346,7 @@ class Feedback:
             found=found,
             hits=rank_candidates(found, options, query=ranking.query),
             feedback_documents=[record["document_id"] for record in records],
+            lexical_scale=lexical_scale_of(found, options),
         )
 
 

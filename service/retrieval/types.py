@@ -70,7 +70,8 @@ class Mode(StrEnum):
 # (identifiers, named entities, rare exact terms) but every 0.1 of their weight cost up to 0.03
 # NDCG@10 there. Document level: chosen on five corpora of different kinds, one whole corpus left
 # out at a time (`python -m evaluation.loo`; docs/benchmarks.md, "A default for every corpus"),
-# with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a third of it.
+# with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a third of it,
+# and the lexical paths' weights follow the dense path's confidence per query (query_weights).
 CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.DENSE: 0.7,
     PathName.BM25: 0.3,
@@ -80,13 +81,17 @@ CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
 }
 DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.DENSE: 0.7,
-    PathName.DOC_BM25: 0.2,
-    PathName.DOC_DENSE: 0.2,
-    PathName.BM25: 0.07,
-    PathName.TFIDF: 0.05,
-    PathName.METADATA: 0.05,
-    PathName.ENTITY: 0.05,
+    PathName.DOC_BM25: 0.3,
+    PathName.DOC_DENSE: 0.4,
+    PathName.BM25: 0.1,
+    PathName.TFIDF: 0.1,
+    PathName.METADATA: 0.1,
+    PathName.ENTITY: 0.1,
 }
+# The exponent of the lexical paths' scaling by the dense path's confidence
+# (service.retrieval.query_weights), chosen with the weights above; the chunk level keeps its
+# weights as they are (0), where nothing was chosen.
+DOCUMENT_CONFIDENCE_EXPONENT = 1.5
 
 # Every level normalises each path's scores by their L2 norm unless a request says otherwise.
 DEFAULT_NORMALISATION = Normalisation.L2
@@ -98,7 +103,7 @@ DEFAULT_DOCUMENT_FUSION = Fusion.FLOOR_SUM
 
 # The name a search's answer gives the ranking it used when that is the defaults above; a
 # collection's own weights (``anchorgraph tune``) are named by the collection.
-DEFAULT_RANKING = "default-v2"
+DEFAULT_RANKING = "default-v3"
 
 
 class LevelFit(BaseModel):
@@ -402,6 +407,15 @@ class SearchOptions(BaseModel):
         description="Per path; a path left out keeps its default weight for the level.",
     )
     rrf_k: Integer = Field(60, ge=0, le=10_000, description="k of RRF: Σ w / (k + rank).")
+    confidence_exponent: Number | None = Field(
+        None,
+        ge=0,
+        le=4,
+        description="a of the lexical paths' scaling by the dense path's confidence in a hybrid "
+        "search: their weights times clip(((1 − c10) / 0.5)^a, 0.25, 4), c10 the mean cosine "
+        "of the dense path's first ten candidates. 0 turns it off. Default: 1.5 at document "
+        "level, 0 at chunk level.",
+    )
     signal_weights: SignalWeightsIn = Field(default_factory=SignalWeightsIn)
     filters: Filters = Field(default_factory=Filters)
     threshold: Number | None = Field(
@@ -573,6 +587,16 @@ class SearchOptions(BaseModel):
         the weighted sum elsewhere."""
         document = self.mode is Mode.HYBRID and self.level == "document"
         return DEFAULT_DOCUMENT_FUSION if document else Fusion.WEIGHTED_SUM
+
+    def lexical_exponent(self) -> float:
+        """``confidence_exponent`` as it applies: the request's, else the level's default; 0
+        outside hybrid searches (a single path keeps its own score, multi-signal scoring its
+        own weights)."""
+        if self.mode is not Mode.HYBRID:
+            return 0.0
+        if self.confidence_exponent is not None:
+            return self.confidence_exponent
+        return DOCUMENT_CONFIDENCE_EXPONENT if self.document_level else 0.0
 
     def path_weights(self) -> dict[PathName, float]:
         """The level's default weights, overridden by the request's."""
@@ -759,6 +783,7 @@ class Ranking:
     found: dict[PathName, list[Candidate]]
     hits: list[Ranked]
     feedback_documents: list[str] = field(default_factory=list)
+    lexical_scale: float = 1.0  # the lexical paths' weights were times this (query_weights)
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -995,6 +1020,11 @@ class SearchResult(BaseModel):
         description=f'The fusion used: "{DEFAULT_RANKING}" (the defaults), the searched '
         'collection\'s own weights ("<collection>/tuned-<date>", anchorgraph tune), or "custom" '
         "(the request's own `weights`, `normalisation` or `fusion`).",
+    )
+    lexical_scale: float = Field(
+        1.0,
+        description="The factor the lexical paths' weights were multiplied by, from the dense "
+        "path's confidence (`confidence_exponent`); 1.0 where it does not apply.",
     )
     candidates: dict[str, int] = Field(description="Candidates each path returned.")
     feedback_documents: list[str] = Field(

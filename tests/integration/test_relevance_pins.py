@@ -48,13 +48,16 @@ CONDITIONS: dict[str, dict[str, Any]] = {
 # Measured on 2026-12-01 when this test was added (all-MiniLM-L6-v2, Neo4j 5.26.29); hybrid
 # re-pinned on 2026-12-02 for the document defaults chosen on five corpora (floor sum, new
 # weights, feedback off: docs/benchmarks.md "A default for every corpus"; it was 0.8969, and
-# 0.9024 without feedback).
+# 0.9024 without feedback), and again on 2026-12-03 for default-v3 (the lexical paths scaled by
+# the dense path's confidence, new weights; 5 of 5 folds at their bar in leave-one-dataset-out;
+# it was 0.9206, and 0.9081 with feedback; on the whole of SciFact train the replay gives 0.7436
+# against 0.7422).
 PINNED = {
     "cosine": 0.8887,
     "bm25": 0.8275,
     "tfidf": 0.8057,
-    "hybrid": 0.9206,
-    "hybrid@feedback=3": 0.9081,
+    "hybrid": 0.8998,
+    "hybrid@feedback=3": 0.8881,
     "multisignal": 0.8936,
 }
 

@@ -179,11 +179,11 @@ def test_the_spec_is_an_eval_condition() -> None:
     config = Config((D, B), Normalisation.Z_SCORE, Fusion.WEIGHTED_SUM, ((D, 0.6), (B, 0.4)))
     assert config.spec() == (
         "hybrid@paths=dense+bm25;k_over=100;normalisation=z_score;weights=dense:0.6+bm25:0.4;"
-        "feedback=0"
+        "confidence_exponent=0;feedback=0"
     )
     rrf = Config((D, B), Normalisation.NONE, Fusion.RRF, ((D, 1.5), (B, 1.0)), 200, rrf_k=30)
     assert rrf.spec() == "hybrid@paths=dense+bm25;k_over=200;fusion=rrf;rrf_k=30;" + (
-        "weights=dense:1.5+bm25:1;feedback=0"
+        "weights=dense:1.5+bm25:1;confidence_exponent=0;feedback=0"
     )
     assert (
         Config(mode=Mode.MULTISIGNAL)
