@@ -11,8 +11,9 @@ it serves, one throwaway search of each other kind (``WARM_SEARCHES``: every pat
 the ranking stages). Measured with ``benchmarks/warm_start.py`` (medians of two runs, the sample
 corpus): warming all of it before serving makes start-up ~10 s longer; all of it in the
 background left a search made at once waiting 3.8 s for the plans the warm-up was making; the
-write and the page's search first, side by side, add ~4.5 s to an 11 s start-up, and a search
-made at once then takes ~120 ms, a write ~1.2 s (75 ms and 0.75 s once the rest is warm).
+write and the page's search first, side by side, add ~4.5 s to an 8 s start-up; with the
+background giving way (below), a search made at once then takes ~160 ms and a write ~0.4 s
+(0.84 s without giving way).
 The background part gives way to the requests it warms for: before each of its searches it waits
 until no request has been in flight for ``QUIET_S`` (``Requests.quiet``, at most ``YIELD_S``), so
 that a person's first search shares the two cores with at most one warm search, not a queue of
