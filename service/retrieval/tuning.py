@@ -137,10 +137,17 @@ def fit(
 
 def ranking_for(options: SearchOptions, scope: Scope) -> tuple[str, SearchOptions]:
     """The ranking a search uses and the options that carry it: the request's own weights,
-    normalisation or fusion (``"custom"``); else, for a hybrid search of one collection that has
-    weights of its own, those; else the defaults (``DEFAULT_RANKING``)."""
+    normalisation, fusion or confidence exponent (``"custom"``); else, for a hybrid search of
+    one collection that has weights of its own, those; else the defaults
+    (``DEFAULT_RANKING``)."""
     own_fusion = options.fusion not in (None, options.default_fusion())
-    if options.weights or own_fusion or options.normalisation is not DEFAULT_NORMALISATION:
+    own_exponent = options.confidence_exponent not in (None, options.default_exponent())
+    if (
+        options.weights
+        or own_fusion
+        or own_exponent
+        or options.normalisation is not DEFAULT_NORMALISATION
+    ):
         return "custom", options
     own = scope.ranking
     if own is None or options.mode != "hybrid":

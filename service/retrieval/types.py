@@ -589,14 +589,20 @@ class SearchOptions(BaseModel):
         return DEFAULT_DOCUMENT_FUSION if document else Fusion.WEIGHTED_SUM
 
     def lexical_exponent(self) -> float:
-        """``confidence_exponent`` as it applies: the request's, else the level's default; 0
+        """``confidence_exponent`` as it applies: the request's, else ``default_exponent``; 0
         outside hybrid searches (a single path keeps its own score, multi-signal scoring its
         own weights)."""
         if self.mode is not Mode.HYBRID:
             return 0.0
         if self.confidence_exponent is not None:
             return self.confidence_exponent
-        return DOCUMENT_CONFIDENCE_EXPONENT if self.document_level else 0.0
+        return self.default_exponent()
+
+    def default_exponent(self) -> float:
+        """``DOCUMENT_CONFIDENCE_EXPONENT`` for a hybrid search of documents, where it was
+        chosen; 0 elsewhere."""
+        document = self.mode is Mode.HYBRID and self.document_level
+        return DOCUMENT_CONFIDENCE_EXPONENT if document else 0.0
 
     def path_weights(self) -> dict[PathName, float]:
         """The level's default weights, overridden by the request's."""
@@ -1019,7 +1025,7 @@ class SearchResult(BaseModel):
         DEFAULT_RANKING,
         description=f'The fusion used: "{DEFAULT_RANKING}" (the defaults), the searched '
         'collection\'s own weights ("<collection>/tuned-<date>", anchorgraph tune), or "custom" '
-        "(the request's own `weights`, `normalisation` or `fusion`).",
+        "(the request's own `weights`, `normalisation`, `fusion` or `confidence_exponent`).",
     )
     lexical_scale: float = Field(
         1.0,

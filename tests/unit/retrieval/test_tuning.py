@@ -109,6 +109,10 @@ def test_a_search_of_one_tuned_collection_uses_its_weights_unless_it_brings_its_
         ({"level": "chunk", "fusion": "rrf"}, "custom"),
         ({"level": "document", "normalisation": "z_score"}, "custom"),
         ({"level": "document", "normalisation": "l2"}, DEFAULT_RANKING),
+        ({"level": "document", "confidence_exponent": 1.5}, DEFAULT_RANKING),  # the default
+        ({"level": "document", "confidence_exponent": 0}, "custom"),
+        ({"level": "chunk", "confidence_exponent": 0}, DEFAULT_RANKING),
+        ({"level": "chunk", "confidence_exponent": 1}, "custom"),
     ],
 )
 def test_a_fusion_or_normalisation_of_ones_own_is_a_custom_ranking(
