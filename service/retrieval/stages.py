@@ -170,13 +170,18 @@ def lexical_scale_of(found: Mapping[PathName, list[Candidate]], options: SearchO
     """The factor on the lexical paths' weights (``query_weights.lexical_scale``) from the dense
     path's candidates, keyed as the ranking keys them (at document level, each document by its
     best chunk); 1.0 where ``options.lexical_exponent()`` is 0 or the dense path did not run."""
+    if not options.lexical_exponent() or PathName.DENSE not in found:
+        return 1.0  # nothing to key
+    keyed = _keyed({PathName.DENSE: found[PathName.DENSE]}, document_level=options.document_level)
+    return _lexical_scale(keyed[str(PathName.DENSE)], options)
+
+
+def _lexical_scale(dense: Mapping[str, Candidate] | None, options: SearchOptions) -> float:
+    """``lexical_scale_of`` from the dense path's candidates already keyed (``_keyed``)."""
     exponent = options.lexical_exponent()
-    dense = found.get(PathName.DENSE)
     if not exponent or not dense:
         return 1.0
-    keyed = _keyed({PathName.DENSE: dense}, document_level=options.document_level)
-    cosines = (candidate.score for candidate in keyed[str(PathName.DENSE)].values())
-    return lexical_scale(dense_confidence(cosines), exponent)
+    return lexical_scale(dense_confidence(c.score for c in dense.values()), exponent)
 
 
 def rank_candidates(
@@ -205,7 +210,7 @@ def rank_candidates(
         )
         for name, values in (signals or {}).items()
     }
-    scale = lexical_scale_of(found, options)
+    scale = _lexical_scale(keyed.get(str(PathName.DENSE)), options)
     fused = _fuse(normalised | extra, options, signal_weights or {}, query, scale)
     return _rank(fused, keyed, normalised, explain=options.explain)
 
