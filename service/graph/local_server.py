@@ -77,6 +77,21 @@ _VECTOR_INDEX_SEGMENTS = {
 _TRANSACTION_MONITOR = {"db.transaction.monitor.check.interval": "100ms"}
 
 
+# Plans made once per statement, ready when first used. Neo4j 5 keys a cached plan on the sizes
+# of list and string parameters as well as their types (bucketed;
+# `internal.cypher.use_parameter_size`), so a query with one term more, one entity fewer or a
+# shorter text than any before was planned again; and it compiles a plan's expressions only once
+# they are hot (the 11th use; `internal.cypher.expression_engine`), ~40 ms on that use. After the
+# warm-up, first searches on the sample corpus took 36-400 ms with Neo4j's defaults ("AG-2048":
+# 395 ms), 28-47 ms with one plan per statement compiled at once (docs/benchmarks.md, "Plans made
+# once"). Every statement seeks by key or index first, so the sizes never changed a plan worth
+# its planning, and the latency on MuSiQue dev once warm was the same either way.
+_PLAN_CACHE = {
+    "internal.cypher.use_parameter_size": "false",
+    "internal.cypher.expression_engine": "COMPILED",
+}
+
+
 # Addresses that mean "every interface": the API is then reached on loopback from this machine.
 _ANY_ADDRESS = ("0.0.0.0", "::", "")
 
@@ -347,6 +362,7 @@ class LocalNeo4j:
             "server.config.strict_validation.enabled": "true",
             **_VECTOR_INDEX_SEGMENTS,
             **_TRANSACTION_MONITOR,
+            **_PLAN_CACHE,
             **browser_settings(s),
         }
         text = "# Written by anchorgraph from its settings; edits are overwritten on start.\n"

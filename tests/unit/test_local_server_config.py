@@ -8,7 +8,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from service.graph.local_server import _VECTOR_INDEX_SEGMENTS, LocalNeo4j, _java_feature_version
+from service.graph.local_server import (
+    _PLAN_CACHE,
+    _VECTOR_INDEX_SEGMENTS,
+    LocalNeo4j,
+    _java_feature_version,
+)
 from service.settings import Settings
 
 
@@ -48,6 +53,10 @@ def test_config_binds_loopback_only_with_auth(tmp_path: Path) -> None:
     # Nothing reported or fetched outside: no usage data from the server or Browser.
     assert conf["dbms.usage_report.enabled"] == "false"
     assert conf["client.allow_telemetry"] == "false"
+    # One plan per statement, not one per size of its list and string parameters, compiled
+    # when it is made rather than on its 11th use.
+    assert conf["internal.cypher.use_parameter_size"] == "false"
+    assert conf["internal.cypher.expression_engine"] == "COMPILED"
 
 
 def test_generated_password_is_stored_0600_and_reused(tmp_path: Path) -> None:
@@ -71,7 +80,8 @@ def test_status_ignores_a_stale_pid_file(tmp_path: Path) -> None:
     assert not server.status().running
 
 
-def test_docker_compose_keeps_vector_segments_as_the_local_server_does() -> None:
+def test_docker_compose_keeps_the_internal_settings_of_the_local_server() -> None:
+    """Vector segments and the plan cache: a server of one's own behaves as the local one."""
     compose = Path(__file__).parents[2] / "docker-compose.yml"
     environment = yaml.safe_load(compose.read_text())["services"]["neo4j"]["environment"]
 
@@ -85,4 +95,4 @@ def test_docker_compose_keeps_vector_segments_as_the_local_server_does() -> None
         for name, value in environment.items()
         if name.startswith("NEO4J_internal_")
     }
-    assert internal == _VECTOR_INDEX_SEGMENTS
+    assert internal == _VECTOR_INDEX_SEGMENTS | _PLAN_CACHE
