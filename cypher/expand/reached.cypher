@@ -22,23 +22,27 @@
 // of chunks, however many entities join them: a similarity is ~10 µs of server time, and on
 // MuSiQue dev the rows of one answer's bridges were 134 (entity, chunk) rows for 122 pairs at the
 // median. Taken per row, and again for the row's query similarity, the whole statement took
-// 14 ms server p50 against 10 ms now (150 questions, links and bridges, the same rows).
-// Each row also carries the FD* inputs of the chunk the hop leaves (its anchor node) and the
-// landing chunk's similarity to the query vector (its own similarity to the question).
+// 14 ms server p50 against 10 ms then (150 questions, links and bridges, the same rows); the
+// query similarity is taken only for pairs whose validation passes.
+// Each row carries the FD* inputs of the chunk its hops leave (their anchor node), once, and
+// each hop its landing chunk's similarity to the query vector (its own similarity to the
+// question).
 // Why one statement: the levels are computed inside it (reduce over range(1, $depth), each level
 // built from the previous one's landings), so the expansion costs one round trip whatever its
 // depth and kinds; two reads (one per level) took 1.6 ms p50 against 1.2 ms for one on HotpotQA
-// dev500. Rows may include hops the registry will not use (a chunk two hits reach);
+// dev500. The hops may include some the registry will not use (a chunk two hits reach);
 // service/retrieval/expansion.py decides which count.
 // Parameters: $sources (chunk ids), $depth (1..3), $threshold and $bridge_threshold
 // (validations, -1..1), $links and $entities (booleans: the hop kinds followed), $max_mentions
 // and $fanout (integers), $vector (the query's embedding).
-// Returns: kind, source_id, href (links; '' for bridges), anchor_text (the anchor text, or the
-// entity's name), entity_id (bridges; null for links), mentions (chunks mentioning the entity;
-// null for links), landing_id, landing_document_id, landing_tokens, document_tokens (the landing
-// document's whole length), validation, query_similarity ((1 + cos)/2 of the landing chunk and
-// $vector, as vector.similarity.cosine gives it), source_fd (map as fd_inputs.cypher's chunk
-// map: fd_raw, n_tokens, n_claims, bin, n, total, total_sq; with source_type and a_source), a_max.
+// Returns: one row per chunk a hop leaves: source_id; source_fd (its FD* inputs, as
+// fd_inputs.cypher's chunk map: fd_raw, n_tokens, n_claims, bin, n, total, total_sq; with
+// source_type and a_source); a_max; hops, each a map of kind, href (links; '' for bridges),
+// anchor_text (the anchor text, or the entity's name), entity_id (bridges; null for links),
+// mentions (chunks mentioning the entity; null for links), landing_id, landing_document_id,
+// landing_tokens, document_tokens (the landing document's whole length), validation and
+// query_similarity ((1 + cos)/2 of the landing chunk and $vector, as vector.similarity.cosine
+// gives it), in the order of kind, landing_id, href, entity_id.
 CALL () {
   OPTIONAL MATCH (top:SourceAuthority)
   RETURN CASE WHEN max(top.a_source) > 1.0 THEN max(top.a_source) ELSE 1.0 END AS a_max
@@ -54,9 +58,9 @@ CALL () {
   WHERE t.document_id <> s.document_id
   WITH s, left, t, collect({entity: e, mentions: mentions}) AS joins
   WITH s, t, joins, t.embedding AS right, left
-  WITH s, t, joins, 2 * vector.similarity.cosine(right, left) - 1 AS validation,
-       vector.similarity.cosine(right, $vector) AS nearness
+  WITH s, t, joins, right, 2 * vector.similarity.cosine(right, left) - 1 AS validation
   WHERE validation >= $bridge_threshold
+  WITH s, t, joins, validation, vector.similarity.cosine(right, $vector) AS nearness
   UNWIND joins AS join
   WITH s, t, join.entity AS e, join.mentions AS mentions, validation, nearness
   ORDER BY s.id, nearness DESC, t.id, mentions, e.id
@@ -95,9 +99,12 @@ WITH a_max, reduce(levels = [], depth IN range(1, $depth) |
 ) AS levels
 UNWIND levels AS level
 UNWIND level AS edge
-WITH a_max, edge, edge.source AS s, edge.landing AS landing
+WITH a_max, edge
+ORDER BY edge.source.id, edge.kind, edge.landing.id, coalesce(edge.link.href, ''), edge.entity.id
+// One row per chunk a hop leaves, its hops in a list: the rows of one answer were ~50 at the
+// median on MuSiQue dev, and a row costs the driver and the runtime more than a list entry.
+WITH a_max, edge.source AS s, collect(edge) AS edges
 MATCH (sd:Document {id: s.document_id})
-MATCH (ld:Document {id: landing.document_id})
 // A node's length bin is not stored: it is the bin its n_tokens falls in under its level's
 // bounds, which every (:FdStats) of the level holds (cypher/fd/count_documents.cypher).
 OPTIONAL MATCH (binb:FdStats {collection: s.collection, id: 'chunk:short'})
@@ -106,17 +113,22 @@ OPTIONAL MATCH (bin:FdStats {collection: s.collection, id: 'chunk:' + CASE
     WHEN s.n_tokens <= binb.upper THEN 'medium' ELSE 'long' END})
   WHERE s.n_tokens IS NOT NULL
 OPTIONAL MATCH (authority:SourceAuthority {source_type: sd.source_type})
-RETURN edge.kind AS kind, s.id AS source_id, coalesce(edge.link.href, '') AS href,
-       coalesce(edge.name, '') AS anchor_text, edge.entity.id AS entity_id,
-       edge.mentions AS mentions,
-       landing.id AS landing_id, ld.id AS landing_document_id,
-       landing.n_tokens AS landing_tokens, ld.n_tokens AS document_tokens,
-       edge.validation AS validation,
-       coalesce(edge.nearness, vector.similarity.cosine(landing.embedding, $vector))
-         AS query_similarity,
+RETURN s.id AS source_id,
        {fd_raw: coalesce(s.fd_raw, 0.0), n_tokens: s.n_tokens, n_claims: coalesce(s.n_claims, 0),
         bin: bin.bin, n: bin.n, total: bin.total,
         total_sq: bin.total_sq, source_type: coalesce(sd.source_type, ''),
         a_source: coalesce(authority.a_source, 1.0)} AS source_fd,
-       a_max
-ORDER BY source_id, kind, landing_id, href, entity_id;
+       a_max,
+       [edge IN edges | {
+         kind: edge.kind, href: coalesce(edge.link.href, ''),
+         anchor_text: coalesce(edge.name, ''), entity_id: edge.entity.id,
+         mentions: edge.mentions, landing_id: edge.landing.id,
+         landing_document_id: edge.landing.document_id, landing_tokens: edge.landing.n_tokens,
+         document_tokens: COLLECT {
+           MATCH (ld:Document {id: edge.landing.document_id}) RETURN ld.n_tokens
+         }[0],
+         validation: edge.validation,
+         query_similarity: coalesce(edge.nearness,
+                                    vector.similarity.cosine(edge.landing.embedding, $vector))
+       }] AS hops
+ORDER BY source_id;

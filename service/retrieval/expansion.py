@@ -146,26 +146,40 @@ class Edge:
     weight: float = 1.0  # what the hop passes on: 1 for a link, ``bridge_weight`` for a bridge
 
     @classmethod
-    def of(cls, row: Row, chunks: int) -> Edge:
-        """The hop of a ``reached.cypher`` row, in collections of ``chunks`` chunks."""
-        kind: Literal["link", "entity"] = "entity" if row["kind"] == "entity" else "link"
-        mentions = int(row["mentions"] or 0)
+    def of(cls, hop: Mapping[str, Any], source_id: str, anchor_fd: float, chunks: int) -> Edge:
+        """One of a ``reached.cypher`` row's ``hops``, out of ``source_id`` (whose FD*_rescaled
+        is ``anchor_fd``), in collections of ``chunks`` chunks."""
+        kind: Literal["link", "entity"] = "entity" if hop["kind"] == "entity" else "link"
+        mentions = int(hop["mentions"] or 0)
         return cls(
             kind=kind,
-            source_id=row["source_id"],
-            href=row["href"] or "",
-            anchor_text=row["anchor_text"] or "",
-            entity_id=row["entity_id"] or "",
+            source_id=source_id,
+            href=hop["href"] or "",
+            anchor_text=hop["anchor_text"] or "",
+            entity_id=hop["entity_id"] or "",
             mentions=mentions,
             weight=bridge_weight(mentions, chunks) if kind == "entity" else 1.0,
-            landing_id=row["landing_id"],
-            landing_document_id=row["landing_document_id"],
-            landing_tokens=int(row["landing_tokens"] or 0),
-            document_tokens=int(row["document_tokens"] or 0),
-            validation=float(row["validation"]),
-            query_similarity=float(row["query_similarity"] or 0.0),
-            anchor_fd=_anchor_fd(row["source_fd"], float(row["a_max"])),
+            landing_id=hop["landing_id"],
+            landing_document_id=hop["landing_document_id"],
+            landing_tokens=int(hop["landing_tokens"] or 0),
+            document_tokens=int(hop["document_tokens"] or 0),
+            validation=float(hop["validation"]),
+            query_similarity=float(hop["query_similarity"] or 0.0),
+            anchor_fd=anchor_fd,
         )
+
+    @classmethod
+    def all_of(cls, rows: Iterable[Row], chunks: int) -> dict[str, list[Edge]]:
+        """Each source chunk's hops, from ``reached.cypher``'s rows (one per source chunk; its
+        FD* is rescaled once for all its hops)."""
+        edges: dict[str, list[Edge]] = {}
+        for row in rows:
+            source_id = row["source_id"]
+            anchor_fd = _anchor_fd(row["source_fd"], float(row["a_max"]))
+            edges.setdefault(source_id, []).extend(
+                cls.of(hop, source_id, anchor_fd, chunks) for hop in row["hops"]
+            )
+        return edges
 
     def hop(self, from_chunk_id: str) -> Hop:
         if self.kind == "entity":
@@ -326,9 +340,7 @@ class Expand:
                 "vector": ranking.query.vector,
             },
         )
-        edges: dict[str, list[Edge]] = {}
-        for edge in (Edge.of(row, run.scope.chunks) for row in rows):
-            edges.setdefault(edge.source_id, []).append(edge)
+        edges = Edge.all_of(rows, run.scope.chunks)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]

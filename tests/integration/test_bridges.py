@@ -95,7 +95,7 @@ def test_a_bridge_crosses_a_specific_entity_and_never_a_common_one(
 
 def test_the_statement_bridges_within_the_bound_it_is_given(graph: Graph) -> None:
     def landings(max_mentions: int) -> dict[str, str]:
-        rows = graph.read(
+        read = graph.read(
             Query.EXPAND_REACHED,
             {
                 "sources": ["default/zanini.md#0"],
@@ -109,6 +109,7 @@ def test_the_statement_bridges_within_the_bound_it_is_given(graph: Graph) -> Non
                 "vector": [1.0] + [0.0] * 383,
             },
         )
+        rows = [hop for row in read for hop in row["hops"]]
         assert {row["kind"] for row in rows} <= {"entity"}  # no links in this corpus
         rarest: dict[str, tuple[int, str]] = {}
         for row in rows:  # where two entities join the same chunks, the rarer names the hop

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
@@ -16,7 +17,7 @@ from loaders.entities import EntityExtractor
 from loaders.ingest import Ingestor
 from service.app import create_app
 from service.embedding import Embedder
-from service.graph.gateway import Graph, Row
+from service.graph.gateway import Graph
 from service.graph.queries import Query, cypher
 from service.ingestion import read_all, sample_corpus
 from service.retrieval.context import SearchContext
@@ -45,8 +46,10 @@ def expanded(context: SearchContext, **options: object) -> SearchResult:
     )
 
 
-def links_reached(graph: Graph, sources: list[str], depth: int, threshold: float) -> list[Row]:
-    """The expansion's read with links only."""
+def links_reached(
+    graph: Graph, sources: list[str], depth: int, threshold: float
+) -> list[dict[str, Any]]:
+    """The expansion's read with links only, one entry per hop (with the chunk it leaves)."""
     parameters = {
         "sources": sources,
         "depth": depth,
@@ -58,7 +61,8 @@ def links_reached(graph: Graph, sources: list[str], depth: int, threshold: float
         "fanout": 6,
         "vector": [1.0] + [0.0] * 383,
     }
-    return list(graph.read(Query.EXPAND_REACHED, parameters))
+    rows = graph.read(Query.EXPAND_REACHED, parameters)
+    return [{"source_id": row["source_id"], **hop} for row in rows for hop in row["hops"]]
 
 
 def test_every_link_carries_its_context_embedding(context: SearchContext, graph: Graph) -> None:
@@ -100,7 +104,7 @@ def test_one_read_follows_the_levels_above_the_threshold(
 ) -> None:
     sources = ["default/timeline.md#0", "default/timeline.md#1"]
 
-    def reached(depth: int) -> list[Row]:
+    def reached(depth: int) -> list[dict[str, Any]]:
         return links_reached(graph, sources, depth, threshold)
 
     first, both = reached(1), reached(2)
