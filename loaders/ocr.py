@@ -162,17 +162,20 @@ def render_images(data: bytes, doc_id: str, *, max_pages: int, ocr: Ocr) -> Rend
     """
     from PIL import Image, ImageSequence, UnidentifiedImageError
 
-    ocr.check()
     try:
         with warnings.catch_warnings():
             # Pillow only warns between its limit and twice it; past the limit is too large.
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             image = Image.open(BytesIO(data))
+            # Decoded before OCR is asked for: a corrupt file is named as such, not sent to
+            # install Tesseract first.
+            image.load()
             frames = getattr(image, "n_frames", 1)
             if frames > max_pages:
                 raise TooManyPages(
                     f"{doc_id}: {frames:,} pages is over the limit of {max_pages:,} pages."
                 )
+            ocr.check()
             draft = Draft()
             for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
                 frame.load()

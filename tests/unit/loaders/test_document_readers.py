@@ -171,6 +171,11 @@ def test_without_tesseract_a_scan_is_refused_naming_the_package(tmp_path: Path) 
     assert sorted(doc.id for doc in docs) == ["loans.docx", "report.pdf"]
     ((path, reason),) = [(item.path, item.reason) for item in skipped]
     assert path == "letter.png" and "tesseract-ocr" in reason
+    # A corrupt or truncated image is named as such, not sent to install Tesseract first.
+    whole = png(letter_image())
+    for broken in (b"\x89PNG\r\n\x1a\n not an image", whole[: len(whole) // 2]):
+        with pytest.raises(UnreadableDocument, match="not a readable PNG"):
+            read(broken, "broken.png", "image", without)
 
 
 @needs_tesseract
