@@ -82,7 +82,7 @@ _TRANSACTION_MONITOR = {"db.transaction.monitor.check.interval": "100ms"}
 # `internal.cypher.use_parameter_size`), so a query with one term more, one entity fewer or a
 # shorter text than any before was planned again; and it compiles a plan's expressions only once
 # they are hot (the 11th use; `internal.cypher.expression_engine`), ~40 ms on that use. After the
-# warm-up, first searches on the sample corpus took 36-400 ms with Neo4j's defaults ("AG-2048":
+# warm-up, first searches on the sample corpus took 40-395 ms with Neo4j's defaults ("AG-2048":
 # 395 ms), 28-47 ms with one plan per statement compiled at once (docs/benchmarks.md, "Plans made
 # once"). Every statement seeks by key or index first, so the sizes never changed a plan worth
 # its planning, and the latency on MuSiQue dev once warm was the same either way.
