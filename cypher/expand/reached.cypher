@@ -18,12 +18,12 @@
 // of MuSiQue dev and HotpotQA dev500, neither a bridge out of a landing nor a link out of a
 // bridge's landing was ever claimed (a hit's supporting chunks are full at the first level),
 // and reading them tripled the statement's time.
-// A bridge's two similarities (to the chunk it leaves, to the query) are computed once per pair
-// of chunks, however many entities join them: a similarity is ~10 µs of server time, and on
-// MuSiQue dev the rows of one answer's bridges were 134 (entity, chunk) rows for 122 pairs at the
-// median. Taken per row, and again for the row's query similarity, the whole statement took
-// 14 ms server p50 against 10 ms then (150 questions, links and bridges, the same rows); the
-// query similarity is taken only for pairs whose validation passes.
+// A bridge's validation is computed once per pair of chunks, however many entities join them, and
+// a landing chunk's embedding is read, and its similarity to the query taken, once per answer,
+// however many hits reach it. Reading a chunk's embedding is the costliest step of the bridges
+// (a 384-float array property: ~17 µs of server time each on a busy two-core machine, against
+// ~6 µs for a similarity); on MuSiQue dev one answer's bridges joined 126 pairs of chunks at the
+// median, with 87 distinct landing chunks (docs/benchmarks.md, "Entity bridges").
 // Each row carries the FD* inputs of the chunk its hops leave (their anchor node), once, and
 // each hop its landing chunk's similarity to the query vector (its own similarity to the
 // question).
@@ -57,10 +57,13 @@ CALL () {
   MATCH (e)<-[:MENTIONS]-(t:Chunk)
   WHERE t.document_id <> s.document_id
   WITH s, left, t, collect({entity: e, mentions: mentions}) AS joins
-  WITH s, t, joins, t.embedding AS right, left
-  WITH s, t, joins, right, 2 * vector.similarity.cosine(right, left) - 1 AS validation
+  WITH t, collect({source: s, left: left, joins: joins}) AS reaches
+  WITH t, reaches, t.embedding AS right
+  WITH t, reaches, right, vector.similarity.cosine(right, $vector) AS nearness
+  UNWIND reaches AS reach
+  WITH reach.source AS s, t, reach.joins AS joins, nearness,
+       2 * vector.similarity.cosine(right, reach.left) - 1 AS validation
   WHERE validation >= $bridge_threshold
-  WITH s, t, joins, validation, vector.similarity.cosine(right, $vector) AS nearness
   UNWIND joins AS join
   WITH s, t, join.entity AS e, join.mentions AS mentions, validation, nearness
   ORDER BY s.id, nearness DESC, t.id, mentions, e.id
