@@ -99,29 +99,41 @@ def benchmark_server(
             )
         yield BenchmarkServer(settings, local, home)
     except BaseException:
-        # With --keep-server a failed run keeps its server too: a 1M-chunk graph takes hours to
-        # index, and the failure is best looked into on the graph it happened on.
-        if not _kept(args, local, settings, home):
+        # With --keep-server a failed run keeps its server too, or its folder when the server
+        # is no longer running: a 1M-chunk graph takes hours to import and index, and the
+        # failure is best looked into on the graph it happened on.
+        if not _kept(args, local, settings, home, failed=True):
             _remove(local, home)
         raise
     else:
-        if not _kept(args, local, settings, home):
+        if not _kept(args, local, settings, home, failed=False):
             _remove(local, home)
     finally:
         signal.signal(signal.SIGTERM, previous)
 
 
-def _kept(args: argparse.Namespace, local: LocalNeo4j, settings: Settings, home: Path) -> bool:
-    """Whether ``--keep-server`` leaves the server running (said in the log, with how to stop
-    it)."""
-    if not (args.keep_server and local.status().running):
+def _kept(
+    args: argparse.Namespace, local: LocalNeo4j, settings: Settings, home: Path, *, failed: bool
+) -> bool:
+    """Whether ``--keep-server`` keeps the server: running, or, after a failure, its folder
+    though it has stopped (a server stopped from outside). Said in the log, with how to stop it
+    or what is left."""
+    if not args.keep_server:
         return False
-    pid = local.status().pid
-    log(
-        f"server left running: {settings.bolt_uri}, user {settings.neo4j_user}, password "
-        f"in {local.password_file}, pid {pid}; stop it with kill -- -{pid} and remove {home}"
-    )
-    return True
+    status = local.status()
+    if status.running:
+        log(
+            f"server left running: {settings.bolt_uri}, user {settings.neo4j_user}, password "
+            f"in {local.password_file}, pid {status.pid}; stop it with kill -- -{status.pid} "
+            f"and remove {home}"
+        )
+        return True
+    if failed:
+        log(
+            f"the server is not running; its folder is kept: {home} (store, indexes, logs, "
+            f"password in {local.password_file}); remove it when done"
+        )
+    return failed
 
 
 def _remove(local: LocalNeo4j, home: Path) -> None:
