@@ -21,8 +21,8 @@
 // A bridge's validation is computed once per pair of chunks, however many entities join them, and
 // a landing chunk's embedding is read, and its similarity to the query taken, once per answer,
 // however many hits reach it. Reading a chunk's embedding is the costliest step of the bridges
-// (a 384-float array property: ~17 µs of server time each on a busy two-core machine, against
-// ~6 µs for a similarity); on MuSiQue dev one answer's bridges joined 126 pairs of chunks at the
+// (a 384-float array property: ~8 µs of server time each on a busy two-core machine, against
+// ~3 µs for a similarity); on MuSiQue dev one answer's bridges joined 126 pairs of chunks at the
 // median, with 87 distinct landing chunks (docs/benchmarks.md, "Entity bridges").
 // Each row carries the FD* inputs of the chunk its hops leave (their anchor node), once, and
 // each hop its landing chunk's similarity to the query vector (its own similarity to the
