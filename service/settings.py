@@ -14,6 +14,8 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _HOME = Path.home()
 Port = Annotated[int, Field(ge=1, le=65535)]
+# What -Xmx accepts: a number of bytes, or of k/m/g/t (either case); Neo4j's "2GB" is not one.
+JvmSize = Annotated[str, Field(pattern=r"^[0-9]+[kKmMgGtT]?$")]
 
 
 class Settings(BaseSettings):
@@ -90,8 +92,8 @@ class Settings(BaseSettings):
     neo4j_http_port: Port = 7474
     # A 2-core, 24 GB machine shares its memory with the API and the embedding model; Lucene's
     # vector and full-text files live in the OS file cache, so most memory is left to the OS.
-    neo4j_heap: str = "2g"
-    neo4j_pagecache: str = "2g"
+    neo4j_heap: JvmSize = "2g"
+    neo4j_pagecache: JvmSize = "2g"
     neo4j_start_timeout_s: float = 120.0
     neo4j_jvm_options: str = Field(
         default="",

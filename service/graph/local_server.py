@@ -63,12 +63,42 @@ _JVM_OPTIONS = (
 # indexes do (lucene.merge_factor=2). Measured (docs/benchmarks.md): 100k chunks populated
 # into 20 segments took 16 ms a dense query, into one 4 ms (population 214 s instead of 72 s,
 # once); SciFact ingested through transactions left 44 segments, now one to four, and the
-# ingest, bound by the embedding model, took no longer.
+# ingest, bound by the embedding model, took no longer. The population buffer grows with the
+# heap (population_buffer_mb): a million 384-dimension chunks filled three 256 MB segments, and
+# the pairwise merges that followed re-inserted 690,000 and then a million vectors, most of the
+# build's two hours (docs/benchmarks.md, "A million chunks").
 _VECTOR_INDEX_SEGMENTS = {
     "internal.dbms.index.vector.population_ram_buffer_size": "256",
     "internal.dbms.index.vector.population_merge_factor": "2",
     "internal.dbms.index.vector.standard_merge_factor": "2",
 }
+_MIN_POPULATION_BUFFER_MB = 256
+_HEAP_UNITS_MB = {"k": 1 / 1024, "m": 1, "g": 1024, "t": 1024 * 1024}
+
+
+def population_buffer_mb(heap: str) -> int:
+    """The RAM buffer (MB) of one vector index's population: an eighth of ``heap`` (a JVM size,
+    "2g", "4096m"), at least 256 MB.
+
+    ``buffer = max(256, heap_mb / 8)``: Neo4j populates two indexes at a time, so the buffers
+    take a quarter of the heap at most; the default 2 GB heap keeps 256 MB, and an 8 GB heap
+    builds a million 384-dimension vectors into one segment (~770 bytes a vector were buffered).
+    """
+    size = heap.strip().lower()
+    unit = size[-1] if size[-1:] in _HEAP_UNITS_MB else ""
+    number = size[: len(size) - len(unit)]
+    if not number.isdigit():
+        raise ValueError(f"not a JVM memory size: {heap!r} (e.g. 2g, 4096m)")
+    megabytes = int(number) * _HEAP_UNITS_MB[unit] if unit else int(number) / 2**20
+    return max(_MIN_POPULATION_BUFFER_MB, int(megabytes // 8))
+
+
+def vector_index_settings(heap: str) -> dict[str, str]:
+    """``_VECTOR_INDEX_SEGMENTS`` with the population buffer of ``heap``."""
+    buffer = {
+        "internal.dbms.index.vector.population_ram_buffer_size": str(population_buffer_mb(heap))
+    }
+    return _VECTOR_INDEX_SEGMENTS | buffer
 
 
 # A statement past its timeout (a request's deadline, service/graph/deadline.py) is stopped
@@ -360,7 +390,7 @@ class LocalNeo4j:
             "server.directories.import": str(self.home / "import"),
             "dbms.usage_report.enabled": "false",
             "server.config.strict_validation.enabled": "true",
-            **_VECTOR_INDEX_SEGMENTS,
+            **vector_index_settings(s.neo4j_heap),
             **_TRANSACTION_MONITOR,
             **_PLAN_CACHE,
             **browser_settings(s),

@@ -10,9 +10,10 @@ import yaml
 
 from service.graph.local_server import (
     _PLAN_CACHE,
-    _VECTOR_INDEX_SEGMENTS,
     LocalNeo4j,
     _java_feature_version,
+    population_buffer_mb,
+    vector_index_settings,
 )
 from service.settings import Settings
 
@@ -57,6 +58,33 @@ def test_config_binds_loopback_only_with_auth(tmp_path: Path) -> None:
     # when it is made rather than on its 11th use.
     assert conf["internal.cypher.use_parameter_size"] == "false"
     assert conf["internal.cypher.expression_engine"] == "COMPILED"
+    # A 3 GB heap buffers 384 MB a population; merges stay pairwise.
+    assert conf["internal.dbms.index.vector.population_ram_buffer_size"] == "384"
+    assert conf["internal.dbms.index.vector.population_merge_factor"] == "2"
+
+
+@pytest.mark.parametrize(
+    ("heap", "megabytes"),
+    [
+        ("1g", 256),
+        ("2g", 256),
+        ("2G", 256),
+        ("4096m", 512),
+        ("8g", 1024),
+        ("12g", 1536),
+        (str(16 * 2**30), 2048),
+    ],
+)
+def test_population_buffer_is_an_eighth_of_the_heap_and_at_least_256_mb(
+    heap: str, megabytes: int
+) -> None:
+    assert population_buffer_mb(heap) == megabytes
+
+
+@pytest.mark.parametrize("heap", ["", "g", "2gb", "two"])
+def test_population_buffer_refuses_what_is_not_a_jvm_size(heap: str) -> None:
+    with pytest.raises(ValueError, match="JVM memory size"):
+        population_buffer_mb(heap)
 
 
 def test_generated_password_is_stored_0600_and_reused(tmp_path: Path) -> None:
@@ -95,4 +123,5 @@ def test_docker_compose_keeps_the_internal_settings_of_the_local_server() -> Non
         for name, value in environment.items()
         if name.startswith("NEO4J_internal_")
     }
-    assert internal == _VECTOR_INDEX_SEGMENTS | _PLAN_CACHE
+    heap = environment["NEO4J_server_memory_heap_max__size"]
+    assert internal == vector_index_settings(heap) | _PLAN_CACHE
