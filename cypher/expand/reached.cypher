@@ -4,7 +4,10 @@
 //   names (the heading's chunk for a fragment link) or, when it names a whole document, on that
 //   document's chunk most similar to the anchor context (ties: the smaller id); its validation
 //   is 2·cos − 1 of the landing chunk and the anchor context.
-// - an entity bridge (kind 'entity', with $entities), out of $sources only: an entity the chunk
+// - an entity bridge (kind 'entity', with $entities), out of those $sources none of whose level-1
+//   links has a validation of at least $threshold (the expansion follows a chunk's bridges only
+//   where none of its links is valid; reading them for the others was a third of the bridges
+//   read on MuSiQue dev, docs/benchmarks.md "Entity bridges"): an entity the chunk
 //   MENTIONS that at most $max_mentions chunks mention (a specific one: common entities never
 //   bridge), to another document's chunk that mentions it too; its validation is 2·cos − 1 of
 //   the landing chunk and the chunk the bridge leaves (the context the entity was named in). Of
@@ -47,32 +50,8 @@ CALL () {
   OPTIONAL MATCH (top:SourceAuthority)
   RETURN CASE WHEN max(top.a_source) > 1.0 THEN max(top.a_source) ELSE 1.0 END AS a_max
 }
-CALL () {
-  UNWIND CASE WHEN $entities THEN $sources ELSE [] END AS source_id
-  MATCH (s:Chunk {id: source_id})
-  WITH s, s.embedding AS left
-  MATCH (s)-[:MENTIONS]->(e:Entity)
-  WITH s, left, e, COUNT { (e)<-[:MENTIONS]-() } AS mentions
-  WHERE mentions <= $max_mentions
-  MATCH (e)<-[:MENTIONS]-(t:Chunk)
-  WHERE t.document_id <> s.document_id
-  WITH s, left, t, collect({entity: e, mentions: mentions}) AS joins
-  WITH t, collect({source: s, left: left, joins: joins}) AS reaches
-  WITH t, reaches, t.embedding AS right
-  WITH t, reaches, right, vector.similarity.cosine(right, $vector) AS nearness
-  UNWIND reaches AS reach
-  WITH reach.source AS s, t, reach.joins AS joins, nearness,
-       2 * vector.similarity.cosine(right, reach.left) - 1 AS validation
-  WHERE validation >= $bridge_threshold
-  UNWIND joins AS join
-  WITH s, t, join.entity AS e, join.mentions AS mentions, validation, nearness
-  ORDER BY s.id, nearness DESC, t.id, mentions, e.id
-  WITH s, collect({kind: 'entity', source: s, entity: e, name: e.name, mentions: mentions,
-                   landing: t, validation: validation, nearness: nearness})[..$fanout] AS found
-  RETURN reduce(all = [], edges IN collect(found) | all + edges) AS bridges
-}
 WITH a_max, reduce(levels = [], depth IN range(1, $depth) |
-  levels + [CASE WHEN depth = 1 THEN bridges ELSE [] END + [edge IN reduce(edges = [], source_id IN
+  levels + [[edge IN reduce(edges = [], source_id IN
     CASE
       WHEN depth = 1 THEN CASE WHEN $links THEN $sources ELSE [] END
       ELSE reduce(ids = [], e IN last(levels) |
@@ -100,7 +79,32 @@ WITH a_max, reduce(levels = [], depth IN range(1, $depth) |
     edge {.*, validation:
       2 * vector.similarity.cosine(edge.landing.embedding, edge.link.context_embedding) - 1}]]
 ) AS levels
-UNWIND levels AS level
+CALL (levels) {
+  UNWIND CASE WHEN $entities THEN [source_id IN $sources WHERE none(link IN levels[0]
+    WHERE link.source.id = source_id AND link.validation >= $threshold)] ELSE [] END AS source_id
+  MATCH (s:Chunk {id: source_id})
+  WITH s, s.embedding AS left
+  MATCH (s)-[:MENTIONS]->(e:Entity)
+  WITH s, left, e, COUNT { (e)<-[:MENTIONS]-() } AS mentions
+  WHERE mentions <= $max_mentions
+  MATCH (e)<-[:MENTIONS]-(t:Chunk)
+  WHERE t.document_id <> s.document_id
+  WITH s, left, t, collect({entity: e, mentions: mentions}) AS joins
+  WITH t, collect({source: s, left: left, joins: joins}) AS reaches
+  WITH t, reaches, t.embedding AS right
+  WITH t, reaches, right, vector.similarity.cosine(right, $vector) AS nearness
+  UNWIND reaches AS reach
+  WITH reach.source AS s, t, reach.joins AS joins, nearness,
+       2 * vector.similarity.cosine(right, reach.left) - 1 AS validation
+  WHERE validation >= $bridge_threshold
+  UNWIND joins AS join
+  WITH s, t, join.entity AS e, join.mentions AS mentions, validation, nearness
+  ORDER BY s.id, nearness DESC, t.id, mentions, e.id
+  WITH s, collect({kind: 'entity', source: s, entity: e, name: e.name, mentions: mentions,
+                   landing: t, validation: validation, nearness: nearness})[..$fanout] AS found
+  RETURN reduce(all = [], edges IN collect(found) | all + edges) AS bridges
+}
+UNWIND levels + [bridges] AS level
 UNWIND level AS edge
 WITH a_max, edge
 ORDER BY edge.source.id, edge.kind, edge.landing.id, coalesce(edge.link.href, ''), edge.entity.id

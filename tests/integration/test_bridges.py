@@ -230,3 +230,39 @@ def test_a_chunk_with_a_valid_link_does_not_bridge(sample: SearchContext) -> Non
     for hit in both:
         if hit.chunk_id in {h.chunk_id for h in linked}:
             assert all(isinstance(s.path[0], LinkHop) for s in hit.supporting)
+
+
+def test_the_statement_reads_no_bridge_out_of_a_chunk_with_a_valid_link(
+    sample: SearchContext, graph: Graph
+) -> None:
+    # The expansion never follows the bridges of a chunk with a valid link, so the statement
+    # does not read them: every link valid (threshold -1), no bridge; none valid (1), bridges.
+    records, _, _ = graph.driver.execute_query(
+        "MATCH (c:Chunk)-[:LINKS_TO]->() WHERE EXISTS { (c)-[:MENTIONS]->(:Entity)"
+        "<-[:MENTIONS]-(o:Chunk) WHERE o.document_id <> c.document_id } "
+        "RETURN DISTINCT c.id AS id ORDER BY id"
+    )
+    sources = [record["id"] for record in records]
+    assert sources
+
+    def hops(threshold: float) -> set[tuple[str, str]]:
+        rows = graph.read(
+            Query.EXPAND_REACHED,
+            {
+                "sources": sources,
+                "depth": 1,
+                "threshold": threshold,
+                "bridge_threshold": -1.0,
+                "links": True,
+                "entities": True,
+                "max_mentions": 100,
+                "fanout": 50,
+                "vector": [1.0] + [0.0] * 383,
+            },
+        )
+        return {(row["source_id"], hop["kind"]) for row in rows for hop in row["hops"]}
+
+    every_link_valid, no_link_valid = hops(-1.0), hops(1.0)
+    assert {kind for _, kind in every_link_valid} == {"link"}
+    assert {source for source, kind in no_link_valid if kind == "entity"} == set(sources)
+    assert {hop for hop in no_link_valid if hop[1] == "link"} == every_link_valid
