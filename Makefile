@@ -16,10 +16,21 @@ $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=strict
 	touch $(STAMP)
 
-setup: $(STAMP)
+# The package `anchorgraph` is made of service/, loaders/, cypher/ and evaluation/ (pyproject's
+# tool.setuptools). Its editable install is "strict": a tree of links to each file, under build/,
+# that mypy and import-linter read like any installed package. A file added, removed or renamed
+# changes its folder, and the tree is linked again (a few seconds, no dependency resolved).
+PACKAGE_DIRS := $(shell find service loaders cypher evaluation -type d -not -name __pycache__)
+LINKS        := $(VENV)/.linked
+$(LINKS): $(STAMP) $(PACKAGE_DIRS)
+	$(BIN)/python -m pip install --quiet --no-deps -e . --config-settings editable_mode=strict \
+		> $(VENV)/link.log 2>&1 || { cat $(VENV)/link.log; exit 1; }
+	touch $(LINKS)
+
+setup: $(STAMP) $(LINKS)
 	$(BIN)/anchorgraph neo4j install
 
 # Debian's Chromium, which the search page's and Neo4j Browser's tests drive through Playwright
@@ -54,7 +65,7 @@ test: setup $(CHROMIUM) $(OCR_DATA) check
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # Lint, format, strict types, and the direction of imports (pyproject's importlinter contracts).
-check: $(STAMP)
+check: $(STAMP) $(LINKS)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

@@ -26,12 +26,12 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from evaluation.metrics import NDCG10, aggregate, per_query
-from loaders.model import SourceDocument
-from service.graph.local_server import LocalNeo4j, throwaway_settings
-from service.ingestion import archive_corpus, archive_questions, read_all
-from service.library import Library, open_library
-from service.retrieval.types import Mode
+from anchorgraph.evaluation.metrics import NDCG10, aggregate, per_query
+from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
+from anchorgraph.ingestion import archive_corpus, archive_questions, read_all
+from anchorgraph.library import Library, open_library
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.retrieval.types import Mode
 
 COLLECTIONS = {"arquivo": None, "arquivo-en": "en"}  # collection → the language declared
 MODES: dict[str, Mode] = {"bm25": Mode.BM25, "hybrid": Mode.HYBRID}

@@ -2,7 +2,8 @@
 
 Writing 100,000 chunks (~9M HAS_TERM relationships) through ``write_documents`` ran at ~70
 chunks/s on the shared 2-core machine (~25 min); the offline importer builds the same graph in a
-few minutes. Its CSV is made from the very rows ingestion sends (``loaders.graph_writer``'s
+few minutes. Its CSV is made from the very rows ingestion sends
+(``anchorgraph.loaders.graph_writer``'s
 ``graph_rows``), batch after batch, by doing with them what each statement of ``cypher/load``
 does on an empty database: MERGE becomes "first row wins" (names, folders), aliases accumulate,
 an entity keeps its first embedding, links resolve against every document of the import, and a
@@ -18,7 +19,7 @@ that both ways give the same graph, property for property.
         finish_import(runtime.graph, files)      # empty lists, FD* length bins
 
 Only a fresh graph: each document once (replacing and deleting are ``write_documents``' job).
-An import writes one collection (``service.scope``), or several side by side
+An import writes one collection (``anchorgraph.scope``), or several side by side
 (``CsvGraph(folder, ["kb1", "kb2"])``, each batch ``add``-ed with its collection, as
 ``write_documents`` is called with one). It writes each ``(:Collection)`` node too, with the
 document and chunk counts every write keeps (``count_collection.cypher``), as the root of its
@@ -48,11 +49,11 @@ from typing import IO, Any, Protocol
 
 import neo4j
 
-from loaders.fd_stats import refit
-from loaders.graph_writer import ChunkRow, GraphRows, LinkRow
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j
-from service.scope import collection_name
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j
+from anchorgraph.loaders.fd_stats import refit
+from anchorgraph.loaders.graph_writer import ChunkRow, GraphRows, LinkRow
+from anchorgraph.scope import collection_name
 
 # Between array elements: a control character no normalised text holds (";", the default,
 # is in real identifiers and tags).
@@ -569,7 +570,7 @@ def finish_import(graph: Graph, files: ImportFiles) -> int:
     """What an import leaves to do once the schema is applied: the empty lists
     (``restore_empty_lists``, whose count it returns), and the FD* length bins and their
     statistics, which ingestion keeps in its transactions and an import cannot
-    (``loaders.fd_stats.refit``)."""
+    (``anchorgraph.loaders.fd_stats.refit``)."""
     restored = restore_empty_lists(graph, files)
     for collection in files.collections:
         refit(graph, collection)

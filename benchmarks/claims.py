@@ -3,10 +3,11 @@
 Not a timed test. It reads SciFact abstracts (title and text, or any BEIR ``corpus.jsonl`` given
 with ``--corpus``), cuts each into chunks of ``--chunk-words`` words (150 by default, about the
 200 model tokens of an ingestion chunk; cut by words, not by sentences or the tokenizer, since
-only the amount of text per chunk matters here), and runs ``loaders.claims.RuleClaimExtractor``
-over ``--chunks`` of them ``--repeats`` times after one unmeasured warm-up pass. The process is
-pinned to one CPU where the OS allows (``os.sched_setaffinity``): the extractor is pure Python,
-so one core is all it would get in ingestion anyway.
+only the amount of text per chunk matters here), and runs
+``anchorgraph.loaders.claims.RuleClaimExtractor`` over ``--chunks`` of them ``--repeats`` times
+after one unmeasured warm-up pass. The process is pinned to one CPU where the OS allows
+(``os.sched_setaffinity``): the extractor is pure Python, so one core is all it would get in
+ingestion anyway.
 
 It prints the median, fastest and slowest chunks/s, claims per chunk, what was left out per chunk
 by reason (question, anecdote, hedged, fragment), the ``prob_fact`` distribution (quartiles and
@@ -28,7 +29,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from loaders.claims import RuleClaimExtractor
+from anchorgraph.loaders.claims import RuleClaimExtractor
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"

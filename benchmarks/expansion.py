@@ -9,12 +9,12 @@ Not a timed test: run it by hand after ``anchorgraph eval`` has ingested the spl
     .venv/bin/python -m benchmarks.expansion \\
         --dataset ../shared/datasets/musique_dev --split dev [--walk]
 
-Every question is searched through ``service.search`` at document level, k = 100, once per
+Every question is searched through ``anchorgraph.search`` at document level, k = 100, once per
 condition: the default hybrid (flat), ``+expand`` (links), ``+bridge`` (entity bridges),
 ``+expand+bridge``, each with ``expand_rank`` (supporting documents ranked by their score);
 with ``--walk`` also the flat hybrid and ``+expand+bridge`` with the Personalized PageRank prior
 (``walk_weight``). Printed per condition and on the two parts of the questions (a fixed hash of
-the id: ``evaluation.metrics.held_aside``, the 30 % part never used to choose anything):
+the id: ``anchorgraph.evaluation.metrics.held_aside``, the 30 % part never used to choose anything):
 NDCG@10, Recall@5, Recall@10, Recall@100 and the share of questions with *all* their gold
 passages in the top 5, 10 and 100, with Wilcoxon p against flat (per question); each
 condition's search time and the expand and priors stages' own times (p50, p95); and tokens:
@@ -34,11 +34,12 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.conditions import WALK_WEIGHT
-from evaluation.datasets import BeirSplit, load_split
-from evaluation.metrics import held_aside, mean, per_query, wilcoxon
-from evaluation.run import EvalConfig, eval_server
-from service import SchemaMode, SearchOptions, open_runtime, search
+from anchorgraph import SearchOptions, open_runtime
+from anchorgraph.engine import SchemaMode, search
+from anchorgraph.evaluation.conditions import WALK_WEIGHT
+from anchorgraph.evaluation.datasets import BeirSplit, load_split
+from anchorgraph.evaluation.metrics import held_aside, mean, per_query, wilcoxon
+from anchorgraph.evaluation.run import EvalConfig, eval_server
 
 K = 100
 RANKED = {"expand_rank": True}

@@ -1,7 +1,7 @@
 """What the fusion itself costs a document-level search: the engine's ``rank_candidates`` on
-the candidates real searches found (a cache of ``python -m evaluation.tune collect``, every path
-cut to ``k_over``), timed per query for each setting (the weighted sum, the floor sum, and the
-default: the floor sum with the lexical paths scaled by the dense path's confidence), in
+the candidates real searches found (a cache of ``python -m anchorgraph.evaluation.tune collect``,
+every path cut to ``k_over``), timed per query for each setting (the weighted sum, the floor sum,
+and the default: the floor sum with the lexical paths scaled by the dense path's confidence), in
 rotating order.
 
     .venv/bin/python -m benchmarks.fusion_cost benchmarks/out/tune/scifact-train.json.gz
@@ -22,8 +22,9 @@ from typing import Any
 
 import numpy as np
 
-from evaluation.tune import Replay
-from service import Fusion, SearchOptions, rank_candidates
+from anchorgraph import SearchOptions
+from anchorgraph.engine import Fusion, rank_candidates
+from anchorgraph.evaluation.tune import Replay
 
 SETTINGS: dict[str, dict[str, Any]] = {
     "weighted_sum": {"fusion": Fusion.WEIGHTED_SUM, "confidence_exponent": 0.0},

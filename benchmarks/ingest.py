@@ -11,8 +11,8 @@ Without ``--neo4j-uri`` it starts the project's own Neo4j in a temporary folder 
 is and never wipes it: documents already there with the same content are skipped, which is then
 what gets measured.
 
-Stages, as ``loaders.ingest.Ingestor`` times them: *read* is reading and normalising the corpus
-file; *parse* is sentence chunking, spaCy entities and triples, identifiers and index terms;
+Stages, as ``anchorgraph.loaders.ingest.Ingestor`` times them: *read* is reading and normalising the
+corpus file; *parse* is sentence chunking, spaCy entities and triples, identifiers and index terms;
 *embed* is the sentence-transformers model on chunks, triples and the names of entities not yet
 embedded in the graph; *write* is the Neo4j transaction of each batch, run in a writer thread
 while the next batch is parsed and embedded; *write wait* is the part of it the main thread
@@ -35,14 +35,14 @@ from pathlib import Path
 
 from rich.console import Console
 
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.queries import Query
+from anchorgraph.ingestion import ingest_with_progress
+from anchorgraph.loaders.read import read_path
+from anchorgraph.runtime import default_embedder, open_runtime
+from anchorgraph.settings import Settings
 from benchmarks.processes import cpu_seconds, peak_rss_mb
 from benchmarks.server import BenchmarkServer, add_server_arguments, benchmark_server
-from loaders.read import read_path
-from service.embedding import Embedder
-from service.graph.queries import Query
-from service.ingestion import ingest_with_progress
-from service.runtime import default_embedder, open_runtime
-from service.settings import Settings
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"

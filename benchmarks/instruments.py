@@ -11,9 +11,9 @@ from typing import Any
 
 import neo4j
 
-from service.embedding import Embedder, Vectors
-from service.graph.gateway import Graph
-from service.graph.queries import Query, as_parameters, cypher
+from anchorgraph.embedding import Embedder, Vectors
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, as_parameters, cypher
 
 
 class TimedEmbedder:

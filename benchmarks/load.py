@@ -51,14 +51,14 @@ from urllib.parse import urlsplit
 import httpx
 import numpy as np
 
+from anchorgraph.graph.local_server import LocalNeo4j, free_port
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.runtime import default_embedder, open_runtime
+from anchorgraph.settings import Settings
 from benchmarks import synthetic
 from benchmarks.bulk_import import finish_import
 from benchmarks.search_latency import import_generated, load_generated
 from benchmarks.server import BenchmarkServer, add_server_arguments, benchmark_server, log
-from service.graph.local_server import LocalNeo4j, free_port
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.runtime import default_embedder, open_runtime
-from service.settings import Settings
 
 # Questions a user of the sample corpus asks (docs/sample_corpus.md).
 SAMPLE_QUERIES = (
@@ -221,7 +221,7 @@ def api_processes(settings: Settings, workers: int, gazetteer: Path | None) -> I
     if gazetteer is not None:
         environment["ANCHORGRAPH_GAZETTEER"] = str(gazetteer)
     command = [
-        sys.executable, "-c", "from service.cli import main; main()", "serve",
+        sys.executable, "-c", "from anchorgraph.cli import main; main()", "serve",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"

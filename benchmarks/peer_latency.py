@@ -27,10 +27,11 @@ from typing import Any
 
 from rich.console import Console
 
-from evaluation import conditions as conds
-from evaluation.datasets import load_split
-from evaluation.run import EvalConfig, eval_server
-from service import SchemaMode, open_runtime, startup_objects_frozen
+from anchorgraph import open_runtime
+from anchorgraph.engine import SchemaMode, startup_objects_frozen
+from anchorgraph.evaluation import conditions as conds
+from anchorgraph.evaluation.datasets import load_split
+from anchorgraph.evaluation.run import EvalConfig, eval_server
 
 OURS = conds.ConditionName.HYBRID
 PEER = conds.ConditionName.GRAPHRAG_HYBRID_NAIVE

@@ -15,10 +15,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.ocr import Tesseract
+from anchorgraph.loaders.read import read_bytes
 from benchmarks.document_files import letter_image, pdf_of_pages, png, text_pdf, word_report
-from loaders.files import FileReading
-from loaders.ocr import Tesseract
-from loaders.read import read_bytes
 
 
 @dataclass(frozen=True)

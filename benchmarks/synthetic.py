@@ -1,9 +1,9 @@
 """A synthetic corpus for latency at scale: English-like text over a seeded random vocabulary.
 
 Only latency is measured on it, never relevance. It yields batches ready for
-``loaders.graph_writer.write_documents(graph, collection, *batch)`` (documents of 1–9 chunks,
-with the entities and codes that the gazetteer and the identifier patterns would have found, and
-triples between entities of a chunk), and queries drawn from the same distribution. Its ids are
+``anchorgraph.loaders.graph_writer.write_documents(graph, collection, *batch)`` (documents of 1–9
+chunks, with the entities and codes that the gazetteer and the identifier patterns would have found,
+and triples between entities of a chunk), and queries drawn from the same distribution. Its ids are
 those a user knows (``synthetic-000001``); ``graph_rows`` makes them keys of the collection the
 batches are written into.
 """
@@ -19,12 +19,12 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from loaders.graph_writer import EmbeddedDocument, EntityRecord, merge_entities
-from loaders.ingest import document_vector
-from loaders.model import Chunk, EntityMention, SourceDocument, Triple
-from service.embedding import Vectors
-from service.text.identifiers import IDENTIFIER, find_identifiers, normalise_entity_id
-from service.text.terms import STOP_WORDS, index_terms
+from anchorgraph.embedding import Vectors
+from anchorgraph.loaders.graph_writer import EmbeddedDocument, EntityRecord, merge_entities
+from anchorgraph.loaders.ingest import document_vector
+from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from anchorgraph.text.identifiers import IDENTIFIER, find_identifiers, normalise_entity_id
+from anchorgraph.text.terms import STOP_WORDS, index_terms
 
 SOURCE = "anchorgraph-bench-synthetic"  # the documents' ``source``, to find them again
 

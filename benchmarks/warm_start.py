@@ -34,11 +34,11 @@ import uuid
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from anchorgraph.settings import Settings
 from benchmarks.server import add_server_arguments, benchmark_server, log
-from service.settings import Settings
 
 if TYPE_CHECKING:
-    from service.runtime import Runtime
+    from anchorgraph.runtime import Runtime
 
 QUERIES = (
     "what happened in the Gallery 3 incident?",
@@ -73,9 +73,9 @@ def child(condition: str) -> dict[str, Any]:
     search after."""
     from fastapi.testclient import TestClient
 
-    from service.api import warm
-    from service.app import create_app
-    from service.graph.local_server import LocalNeo4j
+    from anchorgraph.api import warm
+    from anchorgraph.app import create_app
+    from anchorgraph.graph.local_server import LocalNeo4j
 
     if condition == "cold":
 
@@ -148,8 +148,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(child(args.child)))
         return 0
 
-    from service.ingestion import read_all, sample_corpus
-    from service.runtime import open_runtime
+    from anchorgraph.ingestion import read_all, sample_corpus
+    from anchorgraph.runtime import open_runtime
 
     rows: list[dict[str, Any]] = []
     with benchmark_server(args, prefix="anchorgraph-warm-") as server:

@@ -38,13 +38,13 @@ from typing import Any
 import neo4j
 import numpy as np
 
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.graph.queries import Query, as_parameters, cypher
+from anchorgraph.loaders.graph_writer import index_term_parameters
+from anchorgraph.runtime import open_runtime
+from anchorgraph.scope import DEFAULT_COLLECTION
+from anchorgraph.text.terms import index_terms
 from benchmarks.server import add_server_arguments, benchmark_server
-from loaders.graph_writer import index_term_parameters
-from service.embedding import HashEmbedder
-from service.graph.queries import Query, as_parameters, cypher
-from service.runtime import open_runtime
-from service.scope import DEFAULT_COLLECTION
-from service.text.terms import index_terms
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"

@@ -1,4 +1,5 @@
-"""Retrieval evaluation on BEIR-format data: ``anchorgraph eval`` and ``python -m evaluation.tune``.
+"""Retrieval evaluation on BEIR-format data: ``anchorgraph eval`` and ``python -m
+anchorgraph.evaluation.tune``.
 
 * ``datasets``: read a BEIR folder (corpus, queries, the qrels of one split).
 * ``conditions``: one small protocol, ``Condition``, and one thin class per condition: our
@@ -9,8 +10,8 @@
 * ``run``: the harness: the evaluation Neo4j, ingestion, the loop over queries.
 * ``tune``: fusion and weight tuning on cached candidates (train/dev splits only).
 
-A package of its own beside ``service``, and a client of it like any other: it imports only the
-public library API (``from service import ...``), so what it measures is what a user of the
+A subpackage that is a client of the library like any other: it imports only the
+public library API (``from anchorgraph import ...``), so what it measures is what a user of the
 library gets, and the service never imports it. The heavy packages (ir-measures,
 neo4j-graphrag) are the optional ``eval`` dependencies; scipy and matplotlib are main ones (the
 audits need them too).

@@ -32,20 +32,19 @@ from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 import numpy as np
 import numpy.typing as npt
 
-from evaluation.datasets import BeirSplit
-from service import (
+from anchorgraph import Runtime, SearchOptions
+from anchorgraph.engine import (
     Embedder,
     Fusion,
     Mode,
     Normalisation,
     PathName,
-    Runtime,
     SearchContext,
-    SearchOptions,
     escape_lucene,
     local_id,
     search,
 )
+from anchorgraph.evaluation.datasets import BeirSplit
 
 if TYPE_CHECKING:
     import neo4j
@@ -349,7 +348,7 @@ register(ConditionName.HYBRID_BRIDGE, Group.OURS)(
 register(ConditionName.HYBRID_EXPAND_BRIDGE, Group.OURS)(
     _ours(ConditionName.HYBRID_EXPAND_BRIDGE, {"mode": Mode.HYBRID, "bridge": True, **_EXPAND})
 )
-# The walk's weight as a prior of the fusion (Personalized PageRank, service.retrieval.walk),
+# The walk's weight as a prior of the fusion (Personalized PageRank, anchorgraph.retrieval.walk),
 # chosen on MuSiQue dev's tune part among 0.05–1.6 (0.4: 0.6740 against flat 0.6668; held part
 # 0.6800 against 0.6680); on HotpotQA dev500 it gave 0.848 against 0.843 (tune), 0.854 against
 # 0.853 (held). docs/benchmarks.md, "Entity bridges".

@@ -14,7 +14,8 @@ from collections.abc import Collection, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from service import SourceDocument, read_beir_corpus
+from anchorgraph import SourceDocument
+from anchorgraph.engine import read_beir_corpus
 
 Qrels = dict[str, dict[str, int]]  # query id → document id → graded relevance
 

@@ -28,24 +28,31 @@ from pathlib import Path
 
 from rich.console import Console
 
-from evaluation.datasets import BeirSplit, Qrels, load_split
-from evaluation.metrics import NDCG10, TIERS5, held_aside, mean, part_mean, per_query, tier_share
-from evaluation.run import EVAL_COLLECTION, EvalConfig, EvalError, eval_server
-from service import (
+from anchorgraph import SearchOptions, open_runtime
+from anchorgraph.engine import (
     FdScore,
     Mode,
     Query,
     Ranked,
     SchemaMode,
     SearchContext,
-    SearchOptions,
     SourceAuthority,
     fd_reranked,
-    open_runtime,
     rescale,
     search,
     set_authorities,
 )
+from anchorgraph.evaluation.datasets import BeirSplit, Qrels, load_split
+from anchorgraph.evaluation.metrics import (
+    NDCG10,
+    TIERS5,
+    held_aside,
+    mean,
+    part_mean,
+    per_query,
+    tier_share,
+)
+from anchorgraph.evaluation.run import EVAL_COLLECTION, EvalConfig, EvalError, eval_server
 
 DEFAULT_GRID = (0.5, 0.75, 1.0, 1.5, 2.0, 3.0)
 DEFAULT_LAMBDAS = (0.05, 0.1, 0.2, 0.3, 0.5)

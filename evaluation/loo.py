@@ -1,9 +1,9 @@
 """Leave one dataset out: is a default chosen on some corpora good on a corpus it never saw?
 
-Each split cached by ``python -m evaluation.tune collect`` is left out in turn. The settings of
-``candidates()`` are replayed on the tune parts of the others (``Replay``: document level, no
-pseudo-relevance feedback), the one with the best mean NDCG@10 over those splits (each split
-counting alike, not each query) is chosen, and it is scored on the whole left-out split and on
+Each split cached by ``python -m anchorgraph.evaluation.tune collect`` is left out in turn.
+The settings of ``candidates()`` are replayed on the tune parts of the others (``Replay``: document
+level, no pseudo-relevance feedback), the one with the best mean NDCG@10 over those splits (each
+split counting alike, not each query) is chosen, and it is scored on the whole left-out split and on
 its held part, beside what a user of that split could have had instead: the engine's previous
 default, the plain hybrid (in memory), the best single path and neo4j-graphrag's best retriever
 (both from the split's ``anchorgraph eval`` results, when there are any). Last come two
@@ -11,7 +11,7 @@ candidates for the default, each on every split's tune and held parts: the setti
 the tune parts of all the splits, and the one most folds chose (``most_chosen``: the engine
 ships it, being the least moved by leaving any one corpus out).
 
-    python -m evaluation.loo benchmarks/out/tune/*.json.gz
+    python -m anchorgraph.evaluation.loo benchmarks/out/tune/*.json.gz
 
 Every path is an argument, relative to the current folder.
 """
@@ -30,11 +30,12 @@ from pathlib import Path
 
 from rich.console import Console
 
-from evaluation import conditions as conds
-from evaluation.metrics import NDCG10, part_mean
-from evaluation.run import Heartbeat
-from evaluation.tune import ALL_PATHS, Config, Replay
-from service import Fusion, Normalisation, PathName, Settings
+from anchorgraph import Settings
+from anchorgraph.engine import Fusion, Normalisation, PathName
+from anchorgraph.evaluation import conditions as conds
+from anchorgraph.evaluation.metrics import NDCG10, part_mean
+from anchorgraph.evaluation.run import Heartbeat
+from anchorgraph.evaluation.tune import ALL_PATHS, Config, Replay
 
 # The previous default (default-v1): weighted sum, L2, the weights chosen on two corpora.
 _PREVIOUS_WEIGHTS = {
@@ -45,7 +46,7 @@ PREVIOUS_DEFAULT = Config(
     ALL_PATHS, Normalisation.L2, Fusion.WEIGHTED_SUM, tuple(_PREVIOUS_WEIGHTS.items())
 )
 # The exponents of the lexical paths' scaling by the dense path's confidence a fold may choose
-# (service.retrieval.query_weights).
+# (anchorgraph.retrieval.query_weights).
 CONFIDENCE_EXPONENTS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0)
 SINGLE_PATHS = (conds.ConditionName.COSINE, conds.ConditionName.BM25, conds.ConditionName.TFIDF)
 GRAPHRAG_PREFIX = "graphrag-"
@@ -55,7 +56,7 @@ PerQuery = Mapping[str, float]  # query id → NDCG@10
 
 def candidates() -> list[Config]:
     """The settings a fold chooses among: the weighted sum or the floor sum of L2-normalised
-    paths (``service.retrieval.fusion``), dense chunks at 0.7 against a lexical share on whole
+    paths (``anchorgraph.retrieval.fusion``), dense chunks at 0.7 against a lexical share on whole
     documents (chunk BM25 at a third of it), the document embedding, and the small paths
     (TF-IDF, metadata, entities) alike; the floor sum also with the lexical paths' weights
     scaled by the dense path's confidence (``confidence_exponent``, 0 first: on a tie a fold
@@ -284,7 +285,7 @@ def slice_cache(path: Path, out: Path, queries: int, depth: int) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.loo")
+    parser = argparse.ArgumentParser(prog="python -m anchorgraph.evaluation.loo")
     parser.add_argument("caches", type=Path, nargs="+", help="caches written by tune collect")
     parser.add_argument(
         "--results",

@@ -18,7 +18,7 @@ import ir_measures
 import numpy as np
 from ir_measures import RR, R, nDCG
 
-from evaluation.datasets import Qrels
+from anchorgraph.evaluation.datasets import Qrels
 
 NDCG10 = "NDCG@10"
 RECALL5 = "Recall@5"

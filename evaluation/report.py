@@ -8,7 +8,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from evaluation.metrics import (
+from anchorgraph.evaluation.metrics import (
     ALL_GOLD5,
     ALL_GOLD10,
     MEASURES,

@@ -32,33 +32,35 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from evaluation import conditions as conds
-from evaluation.datasets import BeirSplit, load_split, source_documents
-from evaluation.metrics import TIERS5, aggregate, latency_summary, per_query, tier_share
-from evaluation.report import (
+from anchorgraph import (
+    AnchorgraphError,
+    IngestStats,
+    Runtime,
+    Settings,
+    SourceDocument,
+    open_runtime,
+)
+from anchorgraph.engine import (
+    DEFAULT_COLLECTION,
+    LinkReport,
+    LocalNeo4j,
+    Query,
+    SchemaMode,
+    cypher,
+    free_port,
+    ingest_with_progress,
+    link_corpus,
+    startup_objects_frozen,
+)
+from anchorgraph.evaluation import conditions as conds
+from anchorgraph.evaluation.datasets import BeirSplit, load_split, source_documents
+from anchorgraph.evaluation.metrics import TIERS5, aggregate, latency_summary, per_query, tier_share
+from anchorgraph.evaluation.report import (
     ConditionResult,
     EvalReport,
     paired_tests,
     reference_names,
     write_all,
-)
-from service import (
-    DEFAULT_COLLECTION,
-    AnchorgraphError,
-    IngestStats,
-    LinkReport,
-    LocalNeo4j,
-    Query,
-    Runtime,
-    SchemaMode,
-    Settings,
-    SourceDocument,
-    cypher,
-    free_port,
-    ingest_with_progress,
-    link_corpus,
-    open_runtime,
-    startup_objects_frozen,
 )
 
 log = logging.getLogger(__name__)

@@ -14,8 +14,9 @@ confirmed by ``anchorgraph eval`` through the real ``search()``.
 Everything is replayed at document level, as ``search(level="document")`` ranks, and without
 pseudo-relevance feedback (so a setting's spec says ``feedback=0``):
 
-    python -m evaluation.tune collect --dataset datasets/scifact --split train   # a BEIR folder
-    python -m evaluation.tune grid benchmarks/out/tune/scifact-train.json.gz \\
+    # a BEIR folder:
+    python -m anchorgraph.evaluation.tune collect --dataset datasets/scifact --split train
+    python -m anchorgraph.evaluation.tune grid benchmarks/out/tune/scifact-train.json.gz \\
         benchmarks/out/tune/nfcorpus-dev.json.gz
 
 ``feedback`` replays pseudo-relevance feedback on top of the engine's default document-level
@@ -24,7 +25,7 @@ documents (``rocchio``, as the engine moves it) and the dense paths are scored a
 memory, from every chunk and document vector of the evaluation graph (fetched once into
 ``<cache>.vectors.npz`` beside the cache, with the query vectors the cache holds):
 
-    python -m evaluation.tune feedback benchmarks/out/tune/scifact-train.json.gz \\
+    python -m anchorgraph.evaluation.tune feedback benchmarks/out/tune/scifact-train.json.gz \\
         benchmarks/out/tune/nfcorpus-dev.json.gz
 
 Every path is an argument, relative to the current folder; the defaults are under
@@ -48,18 +49,8 @@ import numpy as np
 import numpy.typing as npt
 from rich.console import Console
 
-from evaluation import conditions as conds
-from evaluation.datasets import BeirSplit, Qrels, load_split
-from evaluation.metrics import NDCG10, RECALL100, aggregate, mean, per_query
-from evaluation.run import (
-    EVAL_ROOT,
-    EvalConfig,
-    EvalError,
-    Heartbeat,
-    eval_server,
-    stop_eval_server,
-)
-from service import (
+from anchorgraph import Runtime, SearchOptions, open_runtime
+from anchorgraph.engine import (
     DOCUMENT_PATH_WEIGHTS,
     AnalyzedQuery,
     Candidate,
@@ -71,17 +62,25 @@ from service import (
     PathName,
     Query,
     Ranking,
-    Runtime,
     SchemaMode,
-    SearchOptions,
     SignalWeightsIn,
     local_id,
     multisignal_pool,
     multisignal_ranking,
-    open_runtime,
     rank_candidates,
     retrieve,
     rocchio,
+)
+from anchorgraph.evaluation import conditions as conds
+from anchorgraph.evaluation.datasets import BeirSplit, Qrels, load_split
+from anchorgraph.evaluation.metrics import NDCG10, RECALL100, aggregate, mean, per_query
+from anchorgraph.evaluation.run import (
+    EVAL_ROOT,
+    EvalConfig,
+    EvalError,
+    Heartbeat,
+    eval_server,
+    stop_eval_server,
 )
 
 TUNE_DIR = Path("benchmarks/out/tune")
@@ -530,7 +529,7 @@ def feedback_grid(
 
 # --- the command line ---------------------------------------------------------------------------
 def _parse(argv: Sequence[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m evaluation.tune")
+    parser = argparse.ArgumentParser(prog="python -m anchorgraph.evaluation.tune")
     commands = parser.add_subparsers(dest="command", required=True)
     c = commands.add_parser("collect", help="cache deep candidates of one train/dev split")
     c.add_argument("--dataset", type=Path, required=True, help="a BEIR folder")

@@ -14,8 +14,16 @@ from dataclasses import dataclass
 from itertools import pairwise
 from typing import TypeVar
 
-from loaders.links import resolve_href
-from loaders.model import Chunk, ChunkLink, Heading, Page, RawLink, SourceDocument, mean_confidence
+from anchorgraph.loaders.links import resolve_href
+from anchorgraph.loaders.model import (
+    Chunk,
+    ChunkLink,
+    Heading,
+    Page,
+    RawLink,
+    SourceDocument,
+    mean_confidence,
+)
 
 # Sentence-final punctuation, then closing quotes or brackets, then whitespace.
 _TERMINATOR = re.compile(r"[.!?…]+[\"'”’»)\]]*(?=\s)")

@@ -1,5 +1,5 @@
-"""The words behind the claim rules in Portuguese and Italian (``loaders.claims`` builds the
-rules from them; English has its own there).
+"""The words behind the claim rules in Portuguese and Italian (``anchorgraph.loaders.claims`` builds
+the rules from them; English has its own there).
 
 Each language gives: its hedges, soft ("talvez", "forse": the claim counts less) and
 speculative ("supõe-se", "si ritiene": the claim is dropped); its vague quantifiers; the phrases

@@ -8,11 +8,11 @@ that it never slows an ingestion bound by the embedding model at ~20 chunks/s.
 
 The rules, in the order they run on each chunk text:
 
-1. **Sentences**: ``loaders.chunking.sentence_spans``, the splitter chunking itself uses, so a
-   chunk's sentences are the ones it was cut along. It does not cut after abbreviations
-   (``e.g.``, ``et al.``, ``Fig. 2``, ``vs.``, initials) nor inside decimals (``2.5 mg``,
-   ``p < 0.05``), since a sentence only ends at a terminator followed by whitespace and then an
-   uppercase letter, a digit, a quote or a bracket.
+1. **Sentences**: ``anchorgraph.loaders.chunking.sentence_spans``, the splitter chunking itself
+   uses, so a chunk's sentences are the ones it was cut along. It does not cut after abbreviations
+   (``e.g.``, ``et al.``, ``Fig. 2``, ``vs.``, initials) nor inside decimals (``2.5 mg``, ``p <
+   0.05``), since a sentence only ends at a terminator followed by whitespace and then an uppercase
+   letter, a digit, a quote or a bracket.
 2. **Whole-sentence drops**: a *question* (ends with ``?``) asserts nothing; an *anecdote*
    (first-person singular narrative: "I remember", "my grandmother", "in my experience", "once
    upon a time") reports one person's story, not a checkable fact.
@@ -57,9 +57,9 @@ from typing import Any, Protocol
 
 import httpx
 
-from loaders.chunking import sentence_spans
-from loaders.claim_languages import CLAIM_WORDS, ClaimWords
-from service.errors import ClaimExtractionError
+from anchorgraph.errors import ClaimExtractionError
+from anchorgraph.loaders.chunking import sentence_spans
+from anchorgraph.loaders.claim_languages import CLAIM_WORDS, ClaimWords
 
 PROB_FACT_MIN = 0.2
 PROB_FACT_MAX = 1.0
@@ -679,8 +679,8 @@ VERB_CHECKED_WORDS = 8
 
 
 class LanguageRules:
-    """A language's rules built from its words (``loaders.claim_languages``): questions are
-    dropped, first-person sentences kept (letters are written so); a sentence splits only at
+    """A language's rules built from its words (``anchorgraph.loaders.claim_languages``): questions
+    are dropped, first-person sentences kept (letters are written so); a sentence splits only at
     "; " between two parts that each have a verb; a claim is dropped when speculative (strength
     ≥ 2, as in English) or a fragment (fewer than ``MIN_WORDS`` words, or fewer than
     ``VERB_CHECKED_WORDS`` and no verb); it is scored

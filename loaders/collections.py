@@ -1,7 +1,7 @@
 """Collections as a whole: what each holds, and deleting one with everything in it.
 
 A collection comes into being with its first document (``cypher/load/lock_collection.cypher``)
-and goes with ``delete_collection``; ``service.scope`` has the names and keys, and
+and goes with ``delete_collection``; ``anchorgraph.scope`` has the names and keys, and
 ``docs/collections.md`` the whole story.
 """
 
@@ -11,10 +11,10 @@ from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.errors import NotFound
-from service.graph.gateway import Graph
-from service.graph.queries import Query, statements
-from service.scope import collection_name
+from anchorgraph.errors import NotFound
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, statements
+from anchorgraph.scope import collection_name
 
 
 class CollectionInfo(BaseModel):

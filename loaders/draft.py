@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from loaders.links import heading_slug
-from loaders.model import Heading, Page, RawLink
-from service.text.normalise import normalise_text, normalise_with_offsets
+from anchorgraph.loaders.links import heading_slug
+from anchorgraph.loaders.model import Heading, Page, RawLink
+from anchorgraph.text.normalise import normalise_text, normalise_with_offsets
 
 # Between the cells of a row: with headers each cell reads "Header: value", and a semicolon
 # keeps those pairs apart; a row without headers keeps the plain column bar.

@@ -24,17 +24,17 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
-from loaders.model import Chunk, EntityMention, Triple
-from loaders.names import (
+from anchorgraph.errors import InvalidInput
+from anchorgraph.loaders.model import Chunk, EntityMention, Triple
+from anchorgraph.loaders.names import (
     CLAUSE_ENDS,
     ENGLISH_CALENDAR_WORDS,
     OPENING_PUNCTUATION,
     NameCasing,
     name_spans,
 )
-from loaders.names import RULES_VERSION as NAMES_RULES
-from service.errors import InvalidInput
-from service.text.identifiers import (
+from anchorgraph.loaders.names import RULES_VERSION as NAMES_RULES
+from anchorgraph.text.identifiers import (
     Found,
     entity_keys,
     identifier_spans,
@@ -42,7 +42,7 @@ from service.text.identifiers import (
     overlaps_any,
     without_accents,
 )
-from service.text.normalise import normalise_text
+from anchorgraph.text.normalise import normalise_text
 
 if TYPE_CHECKING:
     from spacy.language import Language
@@ -136,7 +136,7 @@ class EntityExtractor:
     aliases), and :func:`find_identifiers`. Without the spaCy model the extractor still works
     with a blank English pipeline: gazetteer and identifiers, and no triples. Where no pipeline
     is set at all, ``casing_names`` adds the names capitals show
-    (:func:`loaders.names.name_spans`).
+    (:func:`anchorgraph.loaders.names.name_spans`).
     """
 
     def __init__(
@@ -154,8 +154,8 @@ class EntityExtractor:
             gazetteer: Known entities; where two entries share a name or alias, the first wins.
             batch_size: Texts per ``nlp.pipe`` batch.
             casing_names: Where no pipeline is set (``spacy_model`` None), also take the names
-                capitals show (:mod:`loaders.names`), so that entity bridges have names to
-                cross.
+                capitals show (:mod:`anchorgraph.loaders.names`), so that entity bridges have names
+                to cross.
         """
         self._spacy_model = spacy_model
         self._gazetteer = tuple(gazetteer)

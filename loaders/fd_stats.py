@@ -30,9 +30,9 @@ from dataclasses import dataclass
 import neo4j
 from pydantic import BaseModel, ConfigDict
 
-from service.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
+from anchorgraph.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
 
 Bounds = tuple[float, float]
 # Refit when this share of a level's fitted corpus has been added or removed since.

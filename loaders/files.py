@@ -5,12 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from loaders.draft import Rendered
-from loaders.ocr import Ocr, Tesseract, render_images
-from loaders.pdf import render_pdf
-from loaders.word import render_docx
-from service.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
-from service.settings import Settings
+from anchorgraph.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
+from anchorgraph.loaders.draft import Rendered
+from anchorgraph.loaders.ocr import Ocr, Tesseract, render_images
+from anchorgraph.loaders.pdf import render_pdf
+from anchorgraph.loaders.word import render_docx
+from anchorgraph.settings import Settings
 
 BINARY_FORMATS = ("pdf", "docx", "image")
 

@@ -7,7 +7,7 @@ Every statement is a named file in ``cypher/load``; rows are sent with ``UNWIND`
 
 A write goes into one collection. Everything before it (reading, chunking, extraction) works
 with the ids a user knows; the rows built here store them under their collection's keys
-(``service.scope.scoped``: ``wiki/README.md``), so two collections never share a document, a
+(``anchorgraph.scope.scoped``: ``wiki/README.md``), so two collections never share a document, a
 chunk, an entity or a link target, and writes into one collection take its lock first
 (``lock_collection.cypher``).
 """
@@ -22,16 +22,16 @@ from typing import Any, Literal, TypedDict
 
 import neo4j
 
-from loaders.claims import Claim
-from loaders.model import Chunk, EntityMention, SourceDocument, Triple
-from service.embedding import Vectors
-from service.factual_density import fd_raw
-from service.graph.gateway import Graph
-from service.graph.queries import Query, as_parameters, cypher
-from service.graph.shards import SHARDS, shard_labels
-from service.scope import local_id, scoped
-from service.text.identifiers import alias_keys
-from service.text.language import ALL_DOCUMENT_LABELS, Language, language_labels
+from anchorgraph.embedding import Vectors
+from anchorgraph.factual_density import fd_raw
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, as_parameters, cypher
+from anchorgraph.graph.shards import SHARDS, shard_labels
+from anchorgraph.loaders.claims import Claim
+from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from anchorgraph.scope import local_id, scoped
+from anchorgraph.text.identifiers import alias_keys
+from anchorgraph.text.language import ALL_DOCUMENT_LABELS, Language, language_labels
 
 
 @dataclass(frozen=True)
@@ -60,8 +60,8 @@ class EmbeddedDocument:
     vector: Vectors  # the document embedding (1-D)
     chunk_vectors: Vectors  # one row per chunk
     triple_vectors: Vectors  # one row per triple
-    # The atomic claims of each chunk, in order (loaders.claims); empty: none were extracted, and
-    # every chunk is written with no claims (n_claims 0, fd_raw 0.0).
+    # The atomic claims of each chunk, in order (anchorgraph.loaders.claims); empty: none were
+    # extracted, and every chunk is written with no claims (n_claims 0, fd_raw 0.0).
     chunk_claims: Sequence[Sequence[Claim]] = ()
     # One row per link of the chunks, in order: the embedding of its anchor context (the anchor
     # text's sentence), which expansion validates a landing chunk against; None: not embedded.
@@ -269,7 +269,7 @@ def merge_entities(documents: Iterable[EmbeddedDocument]) -> list[EntityRecord]:
 # What each statement of cypher/load is sent, one TypedDict per row shape (the header comment of
 # each file describes the same fields). Public so that a bulk loader (benchmarks/bulk_import.py)
 # builds its CSV from exactly these rows and cannot drift from what ingestion writes. Every id in
-# them is a key of the batch's collection (service.scope.scoped).
+# them is a key of the batch's collection (anchorgraph.scope.scoped).
 
 
 class DocumentRow(TypedDict):

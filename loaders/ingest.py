@@ -6,7 +6,7 @@ skips documents whose content hash the graph already holds, refuses to replace a
 came from somewhere else unless asked to, and keeps time per stage so that the benchmark
 (``benchmarks/ingest.py``) and the CLI summary can say where the time went.
 
-Every ingest writes into one collection (``service.scope``; ``default`` unless named), and ids
+Every ingest writes into one collection (``anchorgraph.scope``; ``default`` unless named), and ids
 are unique within it: the same ``README.md`` in two collections is two documents.
 """
 
@@ -25,11 +25,16 @@ from itertools import islice
 
 import numpy as np
 
-from loaders.chunking import chunk_document
-from loaders.claims import Claim, ClaimExtractor, RuleClaimExtractor
-from loaders.entities import EntityExtractor
-from loaders.fd_stats import DEFAULT_REFIT_SHARE, Bounds, refit_if_drifted
-from loaders.graph_writer import (
+from anchorgraph.embedding import Embedder, Vectors
+from anchorgraph.errors import DeadlineExceeded
+from anchorgraph.factual_density import FdLevel
+from anchorgraph.graph.deadline import paused, propagating
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.loaders.chunking import chunk_document
+from anchorgraph.loaders.claims import Claim, ClaimExtractor, RuleClaimExtractor
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.fd_stats import DEFAULT_REFIT_SHARE, Bounds, refit_if_drifted
+from anchorgraph.loaders.graph_writer import (
     EmbeddedDocument,
     EntityRecord,
     Stored,
@@ -39,19 +44,14 @@ from loaders.graph_writer import (
     merge_entities,
     write_documents,
 )
-from loaders.model import Chunk, EntityMention, SourceDocument, Triple
-from loaders.read import FORMATS
-from loaders.source_types import classify_study_design
-from service.embedding import Embedder, Vectors
-from service.errors import DeadlineExceeded
-from service.factual_density import FdLevel
-from service.graph.deadline import paused, propagating
-from service.graph.gateway import Graph
-from service.scope import DEFAULT_COLLECTION, collection_name
-from service.settings import Settings
-from service.text.identifiers import find_identifiers
-from service.text.language import Language, detect_language, language_of
-from service.text.terms import index_terms
+from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from anchorgraph.loaders.read import FORMATS
+from anchorgraph.loaders.source_types import classify_study_design
+from anchorgraph.scope import DEFAULT_COLLECTION, collection_name
+from anchorgraph.settings import Settings
+from anchorgraph.text.identifiers import find_identifiers
+from anchorgraph.text.language import Language, detect_language, language_of
+from anchorgraph.text.terms import index_terms
 
 log = logging.getLogger(__name__)
 
@@ -181,10 +181,11 @@ class Ingestor:
     (``claims``: the rules of ``RuleClaimExtractor`` unless another is given).
 
     ``classify_sources``: a document whose source type is only its format's name (or empty) gets
-    its study design instead (``loaders.source_types``: systematic_review, rct or other), the
-    tier FD*'s source authority is looked up by; a source type the caller gave is kept.
+    its study design instead (``anchorgraph.loaders.source_types``: systematic_review, rct or
+    other), the tier FD*'s source authority is looked up by; a source type the caller gave is kept.
     After each ingest or delete the FD* length bins are fitted again when the corpus drifted by
-    more than ``fd_refit_share`` (``loaders.fd_stats``), with ``fd_bounds`` where configured.
+    more than ``fd_refit_share`` (``anchorgraph.loaders.fd_stats``), with ``fd_bounds`` where
+    configured.
     """
 
     def __init__(
@@ -205,7 +206,7 @@ class Ingestor:
         self.graph = graph
         # Called after every ingest and delete: a search context of the same process forgets
         # the collections and sizes it keeps for a few seconds, so that what was just written
-        # is searched at once (service.retrieval.collections).
+        # is searched at once (anchorgraph.retrieval.collections).
         self.on_change = on_change
         self.embedder = embedder
         self.extractor = extractor

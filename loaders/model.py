@@ -60,7 +60,7 @@ class SourceDocument:
     modified: datetime | None = None
     metadata: dict[str, str] = field(default_factory=dict)
     pages: tuple[Page, ...] = ()  # in order; empty for formats without pages
-    # ISO 639-1 code of a language anchorgraph analyses (service.text.language); "" until the
+    # ISO 639-1 code of a language anchorgraph analyses (anchorgraph.text.language); "" until the
     # ingestor resolves it: declared by the caller, by front matter ``language:``, or detected.
     language: str = ""
 

@@ -27,7 +27,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import cache
 
-from service.text.identifiers import Found
+from anchorgraph.text.identifiers import Found
 
 NAME = "NAME"
 # Bump when the rules below change: it is part of the extractor's signature, so documents are

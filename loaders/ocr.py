@@ -16,8 +16,8 @@ from functools import cache
 from io import BytesIO
 from typing import TYPE_CHECKING, Protocol
 
-from loaders.draft import Draft, Rendered
-from service.errors import DocumentTooLarge, OcrUnavailable, TooManyPages, UnreadableDocument
+from anchorgraph.errors import DocumentTooLarge, OcrUnavailable, TooManyPages, UnreadableDocument
+from anchorgraph.loaders.draft import Draft, Rendered
 
 if TYPE_CHECKING:
     from PIL.Image import Image

@@ -1,8 +1,8 @@
 """PDF through PDFium (pypdfium2): each page's text in PDFium's reading order, the outline's
 entries as headings, link annotations as links, and pages without a text layer through OCR.
 
-Every page starts a :class:`~loaders.model.Page`, so each chunk knows the pages it covers and a
-hit can cite ``document, page N``.
+Every page starts a :class:`~anchorgraph.loaders.model.Page`, so each chunk knows the pages it
+covers and a hit can cite ``document, page N``.
 """
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from loaders.draft import Draft, Rendered
-from loaders.ocr import Ocr
-from service.errors import TooManyPages, UnreadableDocument
+from anchorgraph.errors import TooManyPages, UnreadableDocument
+from anchorgraph.loaders.draft import Draft, Rendered
+from anchorgraph.loaders.ocr import Ocr
 
 if TYPE_CHECKING:
     import pypdfium2

@@ -1,10 +1,11 @@
 """Readers: bytes, files and folders in, :class:`SourceDocument` with normalised text out.
 
 Markdown and HTML are rendered to plain text while the spans of their links and headings are
-recorded; the text is then normalised and the spans moved with it (``loaders.draft``), so for
-every document ``text[link.start:link.end] == link.anchor_text`` and
+recorded; the text is then normalised and the spans moved with it (``anchorgraph.loaders.draft``),
+so for every document ``text[link.start:link.end] == link.anchor_text`` and
 ``text[h.start:h.start + len(h.text)] == h.text``. PDF, Word and image files are read the same
-way by their own modules (``loaders.files``); PDF and TIFF documents also know their pages.
+way by their own modules (``anchorgraph.loaders.files``); PDF and TIFF documents also know
+their pages.
 """
 
 from __future__ import annotations
@@ -30,12 +31,12 @@ from bs4.element import (
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
-from loaders.draft import Draft, Rendered
-from loaders.files import BINARY_FORMATS, FileReading, render_file
-from loaders.model import SourceDocument
-from loaders.webpage import main_content
-from service.errors import DocumentTooLarge, InvalidInput, OcrUnavailable, UnsupportedFormat
-from service.text.normalise import normalise_text
+from anchorgraph.errors import DocumentTooLarge, InvalidInput, OcrUnavailable, UnsupportedFormat
+from anchorgraph.loaders.draft import Draft, Rendered
+from anchorgraph.loaders.files import BINARY_FORMATS, FileReading, render_file
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.webpage import main_content
+from anchorgraph.text.normalise import normalise_text
 
 FORMATS = ("text", "markdown", "html", "jsonl", "beir", *BINARY_FORMATS)
 _SUFFIXES = {

@@ -67,7 +67,7 @@ import re
 from dataclasses import dataclass
 from enum import StrEnum
 
-from loaders.chunking import sentence_spans
+from anchorgraph.loaders.chunking import sentence_spans
 
 
 class StudyDesign(StrEnum):

@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from loaders.ingest import Ingestor, IngestStats, ProgressCallback, Refusal
-from loaders.model import SourceDocument
-from service.graph.gateway import GraphReader
-from service.graph.queries import Query
-from service.scope import collection_name
+from anchorgraph.graph.gateway import GraphReader
+from anchorgraph.graph.queries import Query
+from anchorgraph.loaders.ingest import Ingestor, IngestStats, ProgressCallback, Refusal
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.scope import collection_name
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 Wikipedia-style corpora (HotpotQA, most BEIR sets) come as plain paragraphs whose only structure is
 a title each. Where one paragraph names another's title, that mention is what a hyperlink would
-have been, so ``--link-titles`` turns it into a :class:`~loaders.model.RawLink`; the chunker then
-makes it a chunk link whose context is the mention's sentence, as for any written link.
+have been, so ``--link-titles`` turns it into a :class:`~anchorgraph.loaders.model.RawLink`; the
+chunker then makes it a chunk link whose context is the mention's sentence, as for any written link.
 
 The rules, and why:
 
@@ -50,10 +50,10 @@ from types import MappingProxyType
 from typing import NamedTuple
 from urllib.parse import quote
 
-from loaders.chunking import sentence_spans
-from loaders.links import resolve_href
-from loaders.model import ChunkLink, RawLink, SourceDocument
-from service.text.normalise import normalise_text
+from anchorgraph.loaders.chunking import sentence_spans
+from anchorgraph.loaders.links import resolve_href
+from anchorgraph.loaders.model import ChunkLink, RawLink, SourceDocument
+from anchorgraph.text.normalise import normalise_text
 
 MIN_TITLE_LENGTH = 4  # characters; "AXN", "Oak" and "Fen" are skipped, "INXS" and "Azra" kept
 # The query marks a link as made here, not written: resolve_href drops the query of a relative
@@ -235,9 +235,9 @@ def skip_reason(title: str) -> SkipReason | None:
 def title_link_href(document_id: str) -> str:
     """The href of a title link to ``document_id``: rooted, percent-escaped, marked.
 
-    The leading ``/`` makes :func:`~loaders.links.resolve_href` read the id from the ingest root
-    instead of the linking document's folder, the escaping keeps ``#``, ``?``, ``%`` and ``:``
-    in an id from reading as a fragment, query, escape or scheme, and :data:`TITLE_LINK_MARK`
+    The leading ``/`` makes :func:`~anchorgraph.loaders.links.resolve_href` read the id from the
+    ingest root instead of the linking document's folder, the escaping keeps ``#``, ``?``, ``%`` and
+    ``:`` in an id from reading as a fragment, query, escape or scheme, and :data:`TITLE_LINK_MARK`
     (a query, which resolution drops) tells title links from written ones.
     """
     return "/" + quote(document_id, safe="/") + TITLE_LINK_MARK
@@ -369,7 +369,8 @@ def link_corpus(
 def place_links(
     document: SourceDocument, links: Sequence[RawLink], chunks: Sequence[ChunkSpan]
 ) -> list[tuple[str, ChunkLink]]:
-    """Put links into already stored chunks, as :func:`~loaders.chunking.chunk_document` would.
+    """Put links into already stored chunks, as
+    :func:`~anchorgraph.loaders.chunking.chunk_document` would.
 
     For a pass over an existing graph, which adds title links without chunking and embedding
     again. A link goes to the first chunk that holds it whole, else the first that holds its

@@ -1,23 +1,25 @@
 """The title-link pass over an existing graph: ``--link-titles`` for documents already ingested.
 
 At ingest, ``--link-titles`` adds title links to the documents before they are chunked
-(:mod:`loaders.title_links`). A graph ingested without it, or grown since by other batches, gets
-the same links from :func:`link_titles_in_graph` without reading, chunking or embedding its
-documents again:
+(:mod:`anchorgraph.loaders.title_links`). A graph ingested without it, or grown since by other
+batches, gets the same links from :func:`link_titles_in_graph` without reading, chunking or
+embedding its documents again:
 
 1. Read every document's title and chunks (``links/title_pass_documents``). A chunk's text is
    its document's text between ``start`` and ``end``, so the text is laid back together from
    them; the links the documents' authors wrote come along, located by their anchor text in
    their chunk, so that they keep winning over title mentions as they do at ingest.
-2. Link the corpus as at ingest (:func:`~loaders.title_links.link_corpus`) and put each new link
-   into the stored chunk that holds it (:func:`~loaders.title_links.place_links`).
+2. Link the corpus as at ingest (:func:`~anchorgraph.loaders.title_links.link_corpus`) and put
+   each new link into the stored chunk that holds it
+   (:func:`~anchorgraph.loaders.title_links.place_links`).
 3. Embed the links' contexts, and per batch of documents, in one transaction each, delete the
    batch's old title links and create the new ones (``links/delete_title_links``,
    ``load/create_links``). Running the pass again gives the same links; an interrupted pass
    leaves every batch either as it was or relinked, and running it again finishes the job.
 
-Title links are told from written ones by their href (:data:`~loaders.title_links.TITLE_LINK_MARK`).
-The pass works on one collection: titles link documents of the same collection only.
+Title links are told from written ones by their href
+(:data:`~anchorgraph.loaders.title_links.TITLE_LINK_MARK`). The pass works on one collection: titles
+link documents of the same collection only.
 """
 
 from __future__ import annotations
@@ -31,13 +33,19 @@ from urllib.parse import quote
 
 import neo4j
 
-from loaders.graph_writer import LinkRow
-from loaders.model import RawLink, SourceDocument
-from loaders.title_links import TITLE_LINK_MARK, ChunkSpan, LinkReport, link_corpus, place_links
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, as_parameters, cypher
-from service.scope import local_id, scoped
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, as_parameters, cypher
+from anchorgraph.loaders.graph_writer import LinkRow
+from anchorgraph.loaders.model import RawLink, SourceDocument
+from anchorgraph.loaders.title_links import (
+    TITLE_LINK_MARK,
+    ChunkSpan,
+    LinkReport,
+    link_corpus,
+    place_links,
+)
+from anchorgraph.scope import local_id, scoped
 
 BATCH_DOCUMENTS = 500  # documents relinked per write transaction
 
@@ -148,8 +156,8 @@ def _text_of(chunks: Sequence[dict[str, Any]]) -> str:
 
 def _written_link(written: dict[str, Any], chunk: dict[str, Any]) -> RawLink:
     """A written link with its span in the document text (the first place its anchor text is in
-    its chunk), for :func:`~loaders.title_links.link_titles` to keep title mentions off it.
-    Without an anchor text only its target counts (no span to keep clear)."""
+    its chunk), for :func:`~anchorgraph.loaders.title_links.link_titles` to keep title mentions off
+    it. Without an anchor text only its target counts (no span to keep clear)."""
     anchor = str(written["anchor_text"])
     at = str(chunk["text"]).find(anchor) if anchor else -1
     start = int(chunk["start"]) + max(at, 0)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from bs4 import BeautifulSoup, Tag
 
-from service.text.normalise import normalise_text
+from anchorgraph.text.normalise import normalise_text
 
 if TYPE_CHECKING:
     from configparser import ConfigParser

@@ -12,8 +12,8 @@ import zlib
 from io import BytesIO
 from typing import TYPE_CHECKING
 
-from loaders.draft import Draft, Rendered
-from service.errors import UnreadableDocument
+from anchorgraph.errors import UnreadableDocument
+from anchorgraph.loaders.draft import Draft, Rendered
 
 if TYPE_CHECKING:
     from docx.table import Table, _Cell

@@ -8,7 +8,7 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from service.api import (
+from anchorgraph.api import (
     audit,
     browser,
     collections,
@@ -19,15 +19,20 @@ from service.api import (
     search,
     web,
 )
-from service.api.deadline import install_deadline
-from service.api.docs import install_docs
-from service.api.errors import install_error_handlers
-from service.api.metrics import install_metrics
-from service.api.security import install_security
-from service.api.warm import Requests, RequestsMiddleware, keep_warm
-from service.graph.schema import SchemaMode
-from service.runtime import EmbedderFactory, default_embedder, open_runtime, startup_objects_frozen
-from service.settings import Settings
+from anchorgraph.api.deadline import install_deadline
+from anchorgraph.api.docs import install_docs
+from anchorgraph.api.errors import install_error_handlers
+from anchorgraph.api.metrics import install_metrics
+from anchorgraph.api.security import install_security
+from anchorgraph.api.warm import Requests, RequestsMiddleware, keep_warm
+from anchorgraph.graph.schema import SchemaMode
+from anchorgraph.runtime import (
+    EmbedderFactory,
+    default_embedder,
+    open_runtime,
+    startup_objects_frozen,
+)
+from anchorgraph.settings import Settings
 
 log = logging.getLogger(__name__)
 

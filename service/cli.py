@@ -1,11 +1,11 @@
 """The ``anchorgraph`` command line: local Neo4j, schema, collections, ingestion, search, API
 server.
 
-Each command loads only what it uses, imported when it runs (``service.cli_output``): the help
+Each command loads only what it uses, imported when it runs (``anchorgraph.cli_output``): the help
 imports no driver, model or settings; a command on the graph alone (``fd``, ``collections``,
 ``audit length``) opens the connection without a model; ``db init`` reads the model's dimension
 from its files; ``search`` asks a running API (``--api``) or embeds its query with the model's
-checked ONNX export, without torch (``service.runtime.query_embedder``), as ``audit
+checked ONNX export, without torch (``anchorgraph.runtime.query_embedder``), as ``audit
 coverage|blindness``, ``graph link-titles`` and ``mcp`` embed their texts. Only the commands that
 embed documents (``ingest``, ``sync``, ``run``, ``eval``) and the API server load the whole model.
 """
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from service.cli_audit import audit_app
-from service.cli_graph import graph_app
-from service.cli_output import (
+from anchorgraph.cli_audit import audit_app
+from anchorgraph.cli_graph import graph_app
+from anchorgraph.cli_output import (
     DEFAULT,
     CollectionOption,
     clear_errors,
@@ -30,15 +30,15 @@ from service.cli_output import (
     query_embedder,
     refuse,
 )
-from service.cli_tune import tune
+from anchorgraph.cli_tune import tune
 
-if TYPE_CHECKING:  # imported by the commands that use them (service.cli_output says why)
-    from loaders.fd_stats import FdBinRow
-    from loaders.ingest import IngestStats
-    from service.graph.local_server import LocalNeo4j
-    from service.retrieval.types import FdScore, SearchOptions, SearchResult
-    from service.settings import Settings
-    from service.text.language import Language
+if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
+    from anchorgraph.graph.local_server import LocalNeo4j
+    from anchorgraph.loaders.fd_stats import FdBinRow
+    from anchorgraph.loaders.ingest import IngestStats
+    from anchorgraph.retrieval.types import FdScore, SearchOptions, SearchResult
+    from anchorgraph.settings import Settings
+    from anchorgraph.text.language import Language
 
 app = command_group(
     "anchorgraph: knowledge retrieval on Neo4j (local server, schema, ingestion, API).",
@@ -62,7 +62,7 @@ app.command("tune")(tune)
 def _language(code: str | None) -> Language | None:
     """The language an option names, or None; a code anchorgraph does not analyse ends the
     command with the list of those it does."""
-    from service.text.language import language_of
+    from anchorgraph.text.language import language_of
 
     try:
         return None if code is None else language_of(code)
@@ -71,7 +71,7 @@ def _language(code: str | None) -> Language | None:
 
 
 def _local(settings: Settings) -> LocalNeo4j:
-    from service.graph.local_server import LocalNeo4j
+    from anchorgraph.graph.local_server import LocalNeo4j
 
     if not settings.uses_local_server:
         err.print(
@@ -85,7 +85,7 @@ def _local(settings: Settings) -> LocalNeo4j:
 @neo4j_app.command("install")
 def neo4j_install() -> None:
     """Fetch the Neo4j server and Browser jars from Maven Central into the cache (once)."""
-    from service.graph.local_server import LocalNeo4j
+    from anchorgraph.graph.local_server import LocalNeo4j
 
     settings = load_settings()
     with clear_errors(), console.status(f"Resolving Neo4j {settings.neo4j_version} with Maven"):
@@ -146,8 +146,8 @@ def neo4j_password() -> None:
 @db_app.command("init")
 def db_init() -> None:
     """Create constraints and indexes (idempotent) and wait until they are ONLINE."""
-    from service.graph.schema import apply_schema
-    from service.runtime import embedding_dimension, open_graph
+    from anchorgraph.graph.schema import apply_schema
+    from anchorgraph.runtime import embedding_dimension, open_graph
 
     settings = load_settings()
     with clear_errors():
@@ -189,9 +189,9 @@ def fd_recompute(
 ) -> None:
     """Fit a collection's FD* length bins again and rebin its every chunk and document (one
     transaction)."""
-    from loaders.fd_stats import refit
-    from service.factual_density import FdLevel
-    from service.runtime import open_graph
+    from anchorgraph.factual_density import FdLevel
+    from anchorgraph.loaders.fd_stats import refit
+    from anchorgraph.runtime import open_graph
 
     settings = load_settings()
     bounds = {
@@ -211,8 +211,8 @@ def fd_recompute(
 def fd_stats_command(collection: CollectionOption = DEFAULT) -> None:
     """Show a collection's FD* length bins: bounds, size, mean and SD of FD_raw, changes since
     the fit."""
-    from loaders.fd_stats import bin_stats
-    from service.runtime import open_graph
+    from anchorgraph.loaders.fd_stats import bin_stats
+    from anchorgraph.runtime import open_graph
 
     with clear_errors(), open_graph() as graph:
         rows = bin_stats(graph, collection)
@@ -235,8 +235,8 @@ def fd_authority(
     """Show or set a_source, the authority FD* multiplies each source type's z-scores by."""
     import math
 
-    from loaders.fd_stats import SourceAuthority, authorities, set_authorities
-    from service.runtime import open_graph
+    from anchorgraph.loaders.fd_stats import SourceAuthority, authorities, set_authorities
+    from anchorgraph.runtime import open_graph
 
     rows = []
     for assignment in assignments or []:
@@ -281,7 +281,7 @@ def fd_fit_authority(
 ) -> None:
     """Derive a_source per source type (and λ) from the split's relevance judgements, on the
     dataset's evaluation graph (`anchorgraph eval` builds it), and say what it chose and why."""
-    from evaluation.fd_fit import run_fit, table
+    from anchorgraph.evaluation.fd_fit import run_fit, table
 
     try:
         weights = [float(value) for value in lambdas.split(",") if value.strip()]
@@ -384,8 +384,8 @@ def ingest(
 ) -> None:
     """Read documents and write them into a collection (unchanged ones are skipped; one that
     would replace a document from another file or URI is refused unless --replace)."""
-    from service.ingestion import ingest_with_progress, read_all
-    from service.runtime import open_runtime
+    from anchorgraph.ingestion import ingest_with_progress, read_all
+    from anchorgraph.runtime import open_runtime
 
     # Batches of long texts keep every core busy between the threads' barriers, unlike one
     # query: on 2 cores, 2 threads ingested SciFact's first 600 abstracts 17 % faster with spaCy
@@ -407,9 +407,9 @@ def ingest(
             settings, schema="apply", gazetteer=gazetteer, batch_size=batch_size
         ) as runtime:
             if link_titles:
-                from loaders.title_links import link_corpus
-                from service.graph.queries import Query
-                from service.scope import local_id
+                from anchorgraph.graph.queries import Query
+                from anchorgraph.loaders.title_links import link_corpus
+                from anchorgraph.scope import local_id
 
                 titles = runtime.graph.read(Query.DOCUMENT_TITLES, {"collection": collection})
                 known = {local_id(str(record["id"])): str(record["title"]) for record in titles}
@@ -428,7 +428,7 @@ def ingest(
 
 def _print_ingest(stats: IngestStats, threads: int) -> None:
     """The summary of an ingest; exit 1 when documents were refused."""
-    from service.ingestion import ingest_summary
+    from anchorgraph.ingestion import ingest_summary
 
     console.print(
         f"{ingest_summary(stats)}\n"
@@ -460,9 +460,9 @@ def sync(
     """Make a collection mirror a folder: add new files, update changed ones, and delete the
     documents that came from this folder and whose files are gone. Documents of the collection
     from elsewhere are kept."""
-    from loaders.sync import plan_sync, run_sync
-    from service.ingestion import read_all
-    from service.runtime import open_runtime
+    from anchorgraph.ingestion import read_all
+    from anchorgraph.loaders.sync import plan_sync, run_sync
+    from anchorgraph.runtime import open_runtime
 
     settings = load_settings()
     with clear_errors():
@@ -491,8 +491,8 @@ def collections_list() -> None:
     """Every collection with its documents, chunks and entities."""
     from rich.table import Table
 
-    from loaders.collections import list_collections
-    from service.runtime import open_graph
+    from anchorgraph.loaders.collections import list_collections
+    from anchorgraph.runtime import open_graph
 
     with clear_errors(), open_graph() as graph:
         infos = list_collections(graph)
@@ -512,8 +512,8 @@ def collections_delete(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete a collection and every document, chunk and entity in it."""
-    from loaders.collections import delete_collection, list_collections
-    from service.runtime import open_graph
+    from anchorgraph.loaders.collections import delete_collection, list_collections
+    from anchorgraph.runtime import open_graph
 
     with clear_errors(), open_graph() as graph:
         held = next((info for info in list_collections(graph) if info.name == name), None)
@@ -607,7 +607,7 @@ def search_command(
     export."""
     from pydantic import ValidationError
 
-    from service.retrieval.types import Filters, SearchOptions
+    from anchorgraph.retrieval.types import Filters, SearchOptions
 
     try:
         options = SearchOptions(
@@ -643,8 +643,8 @@ def search_command(
 
 def _search_here(options: SearchOptions) -> SearchResult:
     """One search on the configured graph, read-only, the query embedded without torch."""
-    from service.retrieval.pipeline import search
-    from service.runtime import open_runtime
+    from anchorgraph.retrieval.pipeline import search
+    from anchorgraph.runtime import open_runtime
 
     with (
         clear_errors(),
@@ -659,7 +659,7 @@ def _search_api(url: str, options: SearchOptions) -> SearchResult:
     import httpx
     from rich.markup import escape
 
-    from service.retrieval.types import SearchResult
+    from anchorgraph.retrieval.types import SearchResult
 
     key = load_settings().api_key
     headers = {"X-API-Key": key.get_secret_value()} if key is not None else {}
@@ -783,9 +783,9 @@ def mcp_command(
 ) -> None:
     """Serve the search as MCP tools (search, get_document, neighbourhood, explain_fd) to an
     agent: over stdio by default, for a client that spawns this command."""
-    from service.adapters.mcp import serve as serve_mcp
-    from service.library import open_search
-    from service.scope import FULL_ACCESS, Access, collection_name
+    from anchorgraph.adapters.mcp import serve as serve_mcp
+    from anchorgraph.library import open_search
+    from anchorgraph.scope import FULL_ACCESS, Access, collection_name
 
     with clear_errors():
         names = frozenset(collection_name(name) for name in collection or [])
@@ -821,7 +821,7 @@ def run(
 
     A Neo4j this command started is stopped again when the API stops.
     """
-    from service.graph.local_server import LocalNeo4j
+    from anchorgraph.graph.local_server import LocalNeo4j
 
     settings = load_settings()
     started: LocalNeo4j | None = None
@@ -917,8 +917,8 @@ def evaluate(
     ] = False,
 ) -> None:
     """Evaluate search conditions and peers on a BEIR split: metrics, latency, significance."""
-    from evaluation.run import EvalConfig
-    from evaluation.run import run as run_eval
+    from anchorgraph.evaluation.run import EvalConfig
+    from anchorgraph.evaluation.run import run as run_eval
 
     config = EvalConfig(
         dataset=dataset,
@@ -948,8 +948,8 @@ def evaluate(
 
 
 def _load_sample(settings: Settings) -> None:
-    from service.ingestion import archive_corpus, load_samples, sample_corpus
-    from service.runtime import open_runtime
+    from anchorgraph.ingestion import archive_corpus, load_samples, sample_corpus
+    from anchorgraph.runtime import open_runtime
 
     with clear_errors(), open_runtime(settings, schema="apply") as runtime:
         loaded = load_samples(runtime, console)
@@ -964,7 +964,7 @@ def _load_sample(settings: Settings) -> None:
 def _serve(settings: Settings, host: str | None, port: int | None, *, workers: int = 1) -> None:
     import uvicorn
 
-    from service.app import create_app
+    from anchorgraph.app import create_app
 
     host, port = host or settings.api_host, port or settings.api_port
     console.print(
@@ -980,7 +980,7 @@ def _serve(settings: Settings, host: str | None, port: int | None, *, workers: i
     # Every worker applies the schema as it starts, all at once; on a graph without one, their
     # constraint creations deadlock (Neo.TransientError.Transaction.DeadlockDetected) and a
     # worker fails its start. So it is applied here first, as `anchorgraph db init` does.
-    from service.runtime import open_runtime
+    from anchorgraph.runtime import open_runtime
 
     with (
         clear_errors(),
@@ -997,7 +997,7 @@ def _serve(settings: Settings, host: str | None, port: int | None, *, workers: i
     with tempfile.TemporaryDirectory(prefix="anchorgraph-metrics-") as metrics_dir:
         os.environ.setdefault("PROMETHEUS_MULTIPROC_DIR", metrics_dir)
         uvicorn.run(
-            "service.app:create_app",
+            "anchorgraph.app:create_app",
             factory=True,
             host=host,
             port=port,

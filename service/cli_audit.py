@@ -1,11 +1,11 @@
-"""``anchorgraph audit``: the FD* audits of the configured graph (``service.audit``), each a
+"""``anchorgraph audit``: the FD* audits of the configured graph (``anchorgraph.audit``), each a
 table in the terminal and a PNG in ``--out`` (default: ``audit/`` in the data folder,
 ``Settings.data_dir``, never the current folder); ``--json`` prints what the ``/audit`` endpoint
 returns instead of the table (and nothing else).
 
 ``length`` and ``tiers`` read numbers only and open the graph alone, like ``anchorgraph fd
 stats``; ``coverage`` embeds its claims and ``blindness`` its one query as the service embeds a
-query, with the query encoder (``service.runtime.query_embedder``: the model's ONNX export, no
+query, with the query encoder (``anchorgraph.runtime.query_embedder``: the model's ONNX export, no
 torch), both verifying the schema (``open_runtime``, read-only)."""
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 from rich.table import Table
 
-from service.cli_output import (
+from anchorgraph.cli_output import (
     DEFAULT,
     CollectionOption,
     clear_errors,
@@ -31,9 +31,9 @@ from service.cli_output import (
 if TYPE_CHECKING:  # heavy (scipy, numpy, the retrieval engine): imported inside the commands
     from pydantic import BaseModel
 
-    from service.audit import BlindnessAudit, CoverageAudit, LengthAudit, TierAudit
-    from service.audit.length import Correlation
-    from service.settings import Settings
+    from anchorgraph.audit import BlindnessAudit, CoverageAudit, LengthAudit, TierAudit
+    from anchorgraph.audit.length import Correlation
+    from anchorgraph.settings import Settings
 
 A = TypeVar("A", bound="BaseModel")  # an audit's result
 
@@ -80,8 +80,8 @@ def length(
     as_json: AsJson = False,
 ) -> None:
     """Length confound: Pearson r and p of FD_raw and of FD* against n_tokens, per level."""
-    from service.audit import length_audit, plot_length, read_nodes
-    from service.runtime import open_graph
+    from anchorgraph.audit import length_audit, plot_length, read_nodes
+    from anchorgraph.runtime import open_graph
 
     if not 0 < alpha < 1:
         refuse(f"--alpha must be within (0, 1), got {alpha}")
@@ -103,8 +103,8 @@ def tiers(
     as_json: AsJson = False,
 ) -> None:
     """Tier variance (the ghost audit): FD* per source type and the SD across their means."""
-    from service.audit import plot_tiers, read_nodes, tier_audit
-    from service.runtime import open_graph
+    from anchorgraph.audit import plot_tiers, read_nodes, tier_audit
+    from anchorgraph.runtime import open_graph
 
     settings = load_settings()
     with clear_errors(), open_graph(settings) as graph:
@@ -140,8 +140,8 @@ def coverage(
 ) -> None:
     """Corpus–benchmark coverage: the share of claims some chunk covers (cosine and shared
     keywords), over the full corpus and over a seeded sample of chunks."""
-    from service.audit import coverage_audit, plot_coverage, read_claims
-    from service.runtime import open_runtime
+    from anchorgraph.audit import coverage_audit, plot_coverage, read_claims
+    from anchorgraph.runtime import open_runtime
 
     settings = load_settings()
     with clear_errors():
@@ -179,8 +179,8 @@ def blindness(
 ) -> None:
     """Expert blindness for one query: the top k documents under cosine, BM25 and FD*-optimised
     retrieval, with each hit's source type, cosine and FD*."""
-    from service.audit import blindness_audit, plot_blindness
-    from service.runtime import open_runtime
+    from anchorgraph.audit import blindness_audit, plot_blindness
+    from anchorgraph.runtime import open_runtime
 
     settings = load_settings()
     with (
@@ -227,7 +227,7 @@ def _r_and_p(correlation: Correlation | None) -> tuple[str, str]:
 
 
 def _print_tiers(audit: TierAudit) -> None:
-    from service.audit.plotting import label
+    from anchorgraph.audit.plotting import label
 
     table = Table(
         "level", "source type", "n", "mean FD*", "SD FD*",
@@ -271,7 +271,7 @@ def _print_coverage(audit: CoverageAudit) -> None:
 
 
 def _print_blindness(audit: BlindnessAudit) -> None:
-    from service.audit.plotting import label
+    from anchorgraph.audit.plotting import label
 
     for top in audit.conditions:
         table = Table(title=f"{top.condition} · top {audit.k} · {audit.query!r}")

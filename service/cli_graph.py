@@ -1,10 +1,10 @@
-"""``anchorgraph graph``: the document link graph in networkx (``service.link_graph``), exported
+"""``anchorgraph graph``: the document link graph in networkx (``anchorgraph.link_graph``), exported
 as GraphML, and PageRank over it stored as a document prior that fusion may use; and title links
-made over an existing graph (``loaders.title_pass``).
+made over an existing graph (``anchorgraph.loaders.title_pass``).
 
 ``export`` and ``pagerank`` read the graph alone (``open_graph``): no model, no schema check, like
 ``anchorgraph fd``; ``link-titles`` embeds link contexts, so it opens the whole runtime, with the
-query encoder (``service.runtime.query_embedder``) rather than the model.
+query encoder (``anchorgraph.runtime.query_embedder``) rather than the model.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from service.cli_output import (
+from anchorgraph.cli_output import (
     DEFAULT,
     CollectionOption,
     clear_errors,
@@ -27,7 +27,7 @@ from service.cli_output import (
 )
 
 if TYPE_CHECKING:  # networkx and the Cypher catalogue: imported inside the commands
-    from service.link_graph import PageRankSummary
+    from anchorgraph.link_graph import PageRankSummary
 
 graph_app = command_group(
     "The document link graph: export it as GraphML, or store its PageRank as a prior."
@@ -43,8 +43,8 @@ def export(
 ) -> None:
     """Write a collection's document link graph as GraphML: a node per document (title), an
     edge per linked pair of documents (weight = links)."""
-    from service.link_graph import export_graphml, read_link_graph
-    from service.runtime import open_graph
+    from anchorgraph.link_graph import export_graphml, read_link_graph
+    from anchorgraph.runtime import open_graph
 
     with clear_errors(), open_graph(load_settings()) as graph:
         digraph = read_link_graph(graph, collection)
@@ -69,8 +69,8 @@ def link_titles(
     links kept."""
     from rich.progress import Progress
 
-    from loaders.title_pass import link_titles_in_graph
-    from service.runtime import open_runtime
+    from anchorgraph.loaders.title_pass import link_titles_in_graph
+    from anchorgraph.runtime import open_runtime
 
     with (
         clear_errors(),
@@ -104,8 +104,8 @@ def pagerank(
 ) -> None:
     """PageRank over the document link graph (weighted by links; a document without links out
     spreads its score over all): prints the top 10 and stores each document's score and rank."""
-    from service.link_graph import run_pagerank
-    from service.runtime import open_graph
+    from anchorgraph.link_graph import run_pagerank
+    from anchorgraph.runtime import open_graph
 
     if not 0 < damping < 1:
         refuse(f"--damping must be within (0, 1), got {damping}")

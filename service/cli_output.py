@@ -1,6 +1,6 @@
 """What every ``anchorgraph`` command prints with: the consoles, and our errors as a message and
-an exit code instead of a traceback (shared by ``service.cli`` and ``service.cli_audit``); and
-the settings, read when a command runs.
+an exit code instead of a traceback (shared by ``anchorgraph.cli`` and ``anchorgraph.cli_audit``);
+and the settings, read when a command runs.
 
 The command modules import nothing at the top that ``anchorgraph --help`` does not need: each
 command imports what it uses when it runs (pydantic-settings alone takes a third of a second to
@@ -18,11 +18,11 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from service.errors import AnchorgraphError, InvalidInput
+from anchorgraph.errors import AnchorgraphError, InvalidInput
 
 if TYPE_CHECKING:
-    from service.embedding import Embedder
-    from service.settings import Settings
+    from anchorgraph.embedding import Embedder
+    from anchorgraph.settings import Settings
 
 console = Console()
 # Messages are not wrapped at the console's width (80 columns when it cannot tell, as under a
@@ -40,16 +40,16 @@ def command_group(help_text: str, **options: Any) -> typer.Typer:
 
 def load_settings() -> Settings:
     """The settings from the environment and ``.env``, as every command starts with."""
-    from service.settings import Settings
+    from anchorgraph.settings import Settings
 
     return Settings()
 
 
 def query_embedder(settings: Settings) -> Embedder:
-    """The embedder of a command that embeds queries only (``service.runtime.query_embedder``:
+    """The embedder of a command that embeds queries only (``anchorgraph.runtime.query_embedder``:
     the model's ONNX export, without torch), saying on stderr when it must load the full model
     instead (stdout may carry JSON or, for ``anchorgraph mcp``, the protocol)."""
-    from service.runtime import query_embedder as embedder_of_queries
+    from anchorgraph.runtime import query_embedder as embedder_of_queries
 
     def say(message: str) -> None:
         err.print(f"note: {message}", soft_wrap=True, markup=False, highlight=False)
@@ -79,7 +79,7 @@ def _error(message: str) -> None:
 
 
 def _collection(name: str) -> str:
-    from service.scope import collection_name
+    from anchorgraph.scope import collection_name
 
     try:
         return collection_name(name)
@@ -97,6 +97,6 @@ CollectionOption = Annotated[
     ),
 ]
 """``--collection NAME`` of every command that works on one collection (default ``default``)."""
-# service.scope.DEFAULT_COLLECTION written out, since service.scope imports pydantic
+# anchorgraph.scope.DEFAULT_COLLECTION written out, since anchorgraph.scope imports pydantic
 # (tests/unit/test_cli_imports.py checks that the two agree).
 DEFAULT = "default"

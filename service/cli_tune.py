@@ -1,7 +1,7 @@
 """``anchorgraph tune``: fit a collection's fusion weights to relevance judgments (a BEIR qrels
 file, or those recorded through ``POST /judgments``) and store them with the collection
-(``service.judgments``). It searches as the API does, with the query encoder
-(``service.runtime.query_embedder``), and writes only the collection's weights."""
+(``anchorgraph.judgments``). It searches as the API does, with the query encoder
+(``anchorgraph.runtime.query_embedder``), and writes only the collection's weights."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from service.cli_output import (
+from anchorgraph.cli_output import (
     DEFAULT,
     CollectionOption,
     clear_errors,
@@ -22,7 +22,7 @@ from service.cli_output import (
 )
 
 if TYPE_CHECKING:
-    from service.judgments import TuneReport
+    from anchorgraph.judgments import TuneReport
 
 
 def tune(
@@ -52,8 +52,13 @@ def tune(
     against the dense ones and one on the small paths, chosen on ~70 % of the judged queries and
     checked by real searches on the other ~30 %; kept per level only where those do not rank
     worse. Hybrid searches of the collection alone then use them."""
-    from service.judgments import collection_judgments, read_qrels, reset_ranking, tune_collection
-    from service.runtime import open_runtime
+    from anchorgraph.judgments import (
+        collection_judgments,
+        read_qrels,
+        reset_ranking,
+        tune_collection,
+    )
+    from anchorgraph.runtime import open_runtime
 
     settings = load_settings()
     with clear_errors(), open_runtime(settings, embedder_factory=query_embedder) as runtime:

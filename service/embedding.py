@@ -6,7 +6,7 @@ the vector dimension is always read from the model.
 
 Loading sentence-transformers costs seconds of importing torch, which a short command pays many
 times over its work. So a process that only embeds queries uses ``QueryEmbedder`` (the checked
-ONNX export and the tokenizer, ``service.onnx_encoder``), and one that only needs the dimension
+ONNX export and the tokenizer, ``anchorgraph.onnx_encoder``), and one that only needs the dimension
 (``anchorgraph db init``) reads it from the model folder's files (``declared_dimension``).
 """
 
@@ -25,7 +25,7 @@ import numpy as np
 import numpy.typing as npt
 
 if TYPE_CHECKING:
-    from service.onnx_encoder import OnnxQueryEncoder
+    from anchorgraph.onnx_encoder import OnnxQueryEncoder
 
 log = logging.getLogger(__name__)
 Vectors = npt.NDArray[np.float32]
@@ -67,7 +67,7 @@ class SentenceTransformerEmbedder:
         """Args:
         onnx_cache: when given (and the device is the CPU), single texts — queries — are
             embedded through ONNX Runtime from an export of this same model kept in that
-            folder (``service.onnx_encoder``); if that cannot be had, torch embeds them, with a
+            folder (``anchorgraph.onnx_encoder``); if that cannot be had, torch embeds them, with a
             warning saying why.
         threads: ONNX Runtime's threads for those single texts; 0: every core.
         """
@@ -214,7 +214,7 @@ def load_query_embedder(model_name: str, cache_dir: Path, *, threads: int = 1) -
         OnnxUnavailable: the model is not in a local folder, or no checked export of it is
             recorded (yet): loading it in full (``load_embedder`` with ``onnx_cache``) records one.
     """
-    from service.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
+    from anchorgraph.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
 
     source = local_model(model_name)
     if source is None:
@@ -258,7 +258,7 @@ def declared_dimension(model_name: str) -> int | None:
 def _onnx_encoder(
     model: Any, cache_dir: Path, threads: int, source: Path | None
 ) -> OnnxQueryEncoder | None:
-    from service.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
+    from anchorgraph.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
 
     try:
         return OnnxQueryEncoder.build(model, cache_dir, threads, source=source)

@@ -1,4 +1,4 @@
-"""The errors anchorgraph raises, mapped to HTTP in one place (``service.api.errors``).
+"""The errors anchorgraph raises, mapped to HTTP in one place (``anchorgraph.api.errors``).
 
 AnchorgraphError
 ├── InvalidInput          the caller sent something unusable           → 400/413/415/422

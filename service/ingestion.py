@@ -1,6 +1,6 @@
 """Ingestion helpers for the entry points: read everything first, the sample corpus in its own
 collection, and a progress bar over ``Ingestor.ingest``. The ``Ingestor`` itself comes from
-``service.runtime``."""
+``anchorgraph.runtime``."""
 
 from __future__ import annotations
 
@@ -18,35 +18,37 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
-from loaders.files import FileReading
-from loaders.ingest import Ingestor, IngestStats
-from loaders.model import SourceDocument
-from loaders.read import Skipped, read_path
-from service.runtime import Runtime, load_extractor
-from service.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION, SAMPLE_COLLECTION
-from service.settings import Settings
-from service.text.language import Language
+from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.ingest import Ingestor, IngestStats
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import Skipped, read_path
+from anchorgraph.runtime import Runtime, load_extractor
+from anchorgraph.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION, SAMPLE_COLLECTION
+from anchorgraph.settings import Settings
+from anchorgraph.text.language import Language
 
 
 def sample_corpus() -> Path:
     """The Markdown corpus written for this project (``loaders/sample_corpus``)."""
-    return Path(str(resources.files("loaders").joinpath("sample_corpus")))
+    return Path(str(resources.files("anchorgraph.loaders").joinpath("sample_corpus")))
 
 
 def archive_corpus() -> Path:
     """The second sample, the museum's archive of 1963–1979 in Portuguese and Italian, written
     for this project as Markdown (``loaders/sample_archive``; docs/sample_archive.md); the test
     suite renders some of it as scans, PDFs and Word files and reads them back."""
-    return Path(str(resources.files("loaders").joinpath("sample_archive")))
+    return Path(str(resources.files("anchorgraph.loaders").joinpath("sample_archive")))
 
 
 def archive_questions() -> Path:
     """The archive's judged questions (``loaders/sample_archive_questions.json``)."""
-    return Path(str(resources.files("loaders").joinpath("sample_archive_questions.json")))
+    return Path(
+        str(resources.files("anchorgraph.loaders").joinpath("sample_archive_questions.json"))
+    )
 
 
 def sample_gazetteer() -> Path:
-    return Path(str(resources.files("loaders").joinpath("sample_gazetteer.json")))
+    return Path(str(resources.files("anchorgraph.loaders").joinpath("sample_gazetteer.json")))
 
 
 def sample_ingestor(runtime: Runtime) -> Ingestor:

@@ -4,7 +4,7 @@
 A judgment says whether a document answers a query, as a person clicked it on the search page
 or as a qrels file lists it; it is stored in the graph, hanging from the document it judges
 (``cypher/judgments``). ``tune_collection`` ranks every judged query of a collection as a
-hybrid search would, once per level, then lets ``service.retrieval.tuning`` choose factors on
+hybrid search would, once per level, then lets ``anchorgraph.retrieval.tuning`` choose factors on
 the default weights from ~70 % of the queries; the other ~30 % are searched for real with the
 defaults and with the choice, and the choice is kept for a level only when those held queries
 do not rank worse. What is kept is stored with the collection, and hybrid searches of the
@@ -25,14 +25,14 @@ from typing import Any
 import neo4j
 from pydantic import BaseModel, ConfigDict
 
-from service.errors import InvalidInput, NotFound
-from service.graph.gateway import Graph, row_values
-from service.graph.queries import Query, cypher
-from service.retrieval.context import SearchContext
-from service.retrieval.fd_read import Level
-from service.retrieval.pipeline import search
-from service.retrieval.stages import rank_candidates, retrieve
-from service.retrieval.tuning import (
+from anchorgraph.errors import InvalidInput, NotFound
+from anchorgraph.graph.gateway import Graph, row_values
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.fd_read import Level
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.stages import rank_candidates, retrieve
+from anchorgraph.retrieval.tuning import (
     MIN_JUDGED_QUERIES,
     Judged,
     Scales,
@@ -41,8 +41,8 @@ from service.retrieval.tuning import (
     held_out,
     ndcg_at,
 )
-from service.retrieval.types import CollectionRanking, LevelFit, Mode, PathName, SearchOptions
-from service.scope import collection_name, local_id, scoped
+from anchorgraph.retrieval.types import CollectionRanking, LevelFit, Mode, PathName, SearchOptions
+from anchorgraph.scope import collection_name, local_id, scoped
 
 LEVELS: tuple[Level, ...] = ("document", "chunk")
 # Candidates fetched per path for the fit, as a default search fetches them.

@@ -6,7 +6,7 @@ is one context manager that owns the runtime (the connection and the model) and 
 exit. A search takes the same ``SearchOptions`` the REST API validates, as an object or as
 keywords, and returns the same ``SearchResult``::
 
-    from service import SearchOptions, open_library
+    from anchorgraph import SearchOptions, open_library
 
     with open_library() as library:
         library.load_sample()  # the sample corpus, in the collection "sample"
@@ -25,16 +25,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from loaders.collections import CollectionInfo, delete_collection, list_collections
-from loaders.ingest import IngestStats
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from loaders.sync import SyncPlan, SyncReport, plan_sync, run_sync
-from service.errors import InvalidInput
-from service.graph.gateway import Graph
-from service.graph.schema import SchemaMode
-from service.ingestion import archive_corpus, load_sample, read_all
-from service.judgments import (
+from anchorgraph.errors import InvalidInput
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.schema import SchemaMode
+from anchorgraph.ingestion import archive_corpus, load_sample, read_all
+from anchorgraph.judgments import (
     Judgment,
     Judgments,
     TuneReport,
@@ -42,19 +37,24 @@ from service.judgments import (
     record_judgment,
     tune_collection,
 )
-from service.retrieval.context import SearchContext
-from service.retrieval.pipeline import search
-from service.retrieval.types import SearchOptions, SearchResult
-from service.runtime import (
+from anchorgraph.loaders.collections import CollectionInfo, delete_collection, list_collections
+from anchorgraph.loaders.ingest import IngestStats
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.loaders.sync import SyncPlan, SyncReport, plan_sync, run_sync
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.runtime import (
     EmbedderFactory,
     Runtime,
     default_embedder,
     open_runtime,
     startup_objects_frozen,
 )
-from service.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION
-from service.settings import Settings
-from service.text.language import language_of
+from anchorgraph.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION
+from anchorgraph.settings import Settings
+from anchorgraph.text.language import language_of
 
 
 class Searcher:
@@ -196,8 +196,9 @@ class Library(Searcher):
         replace: bool = False,
         dry_run: bool = False,
     ) -> SyncPlan | SyncReport:
-        """Make ``collection`` mirror the folder ``path`` (``loaders.sync``): add and update its
-        files, delete the documents that came from it and whose files are gone. ``dry_run``
+        """Make ``collection`` mirror the folder ``path`` (``anchorgraph.loaders.sync``): add and
+        update its files, delete the documents that came from it and whose files are gone.
+        ``dry_run``
         returns the plan and writes nothing."""
         folder, ingestor = Path(path), self.runtime.ingestor
         documents, _ = read_all(self.runtime.settings, folder)
@@ -235,7 +236,7 @@ class Library(Searcher):
     ) -> TuneReport:
         """Fit ``collection``'s fusion weights to ``judgments`` (query text → document id →
         relevance; default: those recorded with ``judge``) and store them with it, as
-        ``anchorgraph tune`` does (``service.judgments``).
+        ``anchorgraph tune`` does (``anchorgraph.judgments``).
 
         Raises:
             InvalidInput: fewer than 10 judged queries with a relevant document in it.
@@ -255,7 +256,7 @@ class Library(Searcher):
 
 
 def _uri(folder: Path) -> str:
-    """The URI documents read from under ``folder`` start with (``loaders.read``)."""
+    """The URI documents read from under ``folder`` start with (``anchorgraph.loaders.read``)."""
     return folder.resolve().as_uri()
 
 

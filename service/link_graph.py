@@ -36,9 +36,9 @@ import neo4j
 import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
-from service.errors import InvalidInput
-from service.graph.gateway import Graph, GraphReader, Row
-from service.graph.queries import Query, cypher
+from anchorgraph.errors import InvalidInput
+from anchorgraph.graph.gateway import Graph, GraphReader, Row
+from anchorgraph.graph.queries import Query, cypher
 
 DEFAULT_DAMPING = 0.85  # Page et al. 1999, and networkx's default
 TOLERANCE = 1e-6  # networkx's default: stop when the L1 change is below N · TOLERANCE

@@ -25,22 +25,22 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from service.embedding import (
+from anchorgraph.embedding import (
     Embedder,
     declared_dimension,
     load_embedder,
     load_query_embedder,
 )
-from service.graph.driver import connect
-from service.graph.gateway import Graph
-from service.graph.schema import IndexState, SchemaMode, apply_schema, verify_schema
-from service.onnx_encoder import OnnxUnavailable
-from service.settings import Settings
+from anchorgraph.graph.driver import connect
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.schema import IndexState, SchemaMode, apply_schema, verify_schema
+from anchorgraph.onnx_encoder import OnnxUnavailable
+from anchorgraph.settings import Settings
 
 if TYPE_CHECKING:  # imported by open_runtime and the properties that build them, not here
-    from loaders.entities import EntityExtractor
-    from loaders.ingest import Ingestor
-    from service.retrieval.context import SearchContext
+    from anchorgraph.loaders.entities import EntityExtractor
+    from anchorgraph.loaders.ingest import Ingestor
+    from anchorgraph.retrieval.context import SearchContext
 
 log = logging.getLogger(__name__)
 
@@ -115,7 +115,7 @@ class Runtime:
     def ingestor(self) -> Ingestor:
         """The ingestor, configured as the settings say; a write forgets the search's cached
         collection sizes."""
-        from loaders.ingest import Ingestor
+        from anchorgraph.loaders.ingest import Ingestor
 
         return Ingestor.configured(
             self.settings,
@@ -154,7 +154,7 @@ def open_runtime(
         InvalidInput: the graph's vector indexes were built for another model's dimension, or
             (a writer's) gazetteer cannot be read.
     """
-    from service.retrieval.context import SearchContext
+    from anchorgraph.retrieval.context import SearchContext
 
     settings = settings or Settings()
     graph = connect(settings)
@@ -197,7 +197,7 @@ def open_graph(settings: Settings | None = None) -> Iterator[Graph]:
 
 
 def load_extractor(settings: Settings, gazetteer: Path | None = None) -> EntityExtractor:
-    from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+    from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
 
     entries: list[GazetteerEntry] = load_gazetteer(gazetteer) if gazetteer else []
     return EntityExtractor(

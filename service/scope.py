@@ -19,7 +19,7 @@ from typing import Annotated
 
 from pydantic import StringConstraints
 
-from service.errors import InvalidInput
+from anchorgraph.errors import InvalidInput
 
 DEFAULT_COLLECTION = "default"
 # The English sample corpus of `make run` lives here, apart from every user's own documents.

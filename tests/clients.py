@@ -7,9 +7,9 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.embedding import Embedder
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.embedding import Embedder
+from anchorgraph.settings import Settings
 
 
 def api_client(settings: Settings, embedder: Embedder, **update: Any) -> TestClient:

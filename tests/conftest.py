@@ -21,12 +21,12 @@ import neo4j
 import pytest
 from clients import api_client
 
-from service.embedding import Embedder, HashEmbedder
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, throwaway_settings
-from service.graph.queries import Query, cypher
-from service.runtime import Runtime, default_embedder, open_runtime
-from service.settings import Settings
+from anchorgraph.embedding import Embedder, HashEmbedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.runtime import Runtime, default_embedder, open_runtime
+from anchorgraph.settings import Settings
 
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient
@@ -104,7 +104,7 @@ CLI_WIDTH = 160
 
 @pytest.fixture(autouse=True, scope="session")
 def _cli_width() -> None:
-    from service import cli_output
+    from anchorgraph import cli_output
 
     cli_output.console.width = cli_output.err.width = CLI_WIDTH
 

@@ -1,6 +1,6 @@
 // Remove the title links (href ending with $mark) out of the given documents' chunks, before the
 // title-link pass makes them again (loaders/title_pass.py). Links an author wrote are kept.
-// Parameters: $ids (document keys), $mark (loaders.title_links.TITLE_LINK_MARK).
+// Parameters: $ids (document keys), $mark (anchorgraph.loaders.title_links.TITLE_LINK_MARK).
 // Returns: deleted (count), keys (the placeholders they pointed at, for
 // delete_orphan_placeholders.cypher).
 UNWIND $ids AS id

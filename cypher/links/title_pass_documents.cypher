@@ -2,7 +2,7 @@
 // with its chunks and the links its own text wrote. A chunk's text is its document's text between
 // start and end, so the pass rebuilds the text from them; title links (href ending with $mark)
 // are left out, since the pass makes them again.
-// Parameters: $collection, $mark (loaders.title_links.TITLE_LINK_MARK).
+// Parameters: $collection, $mark (anchorgraph.loaders.title_links.TITLE_LINK_MARK).
 // Returns: id (key), title ('' when none), chunks (list of {id (key), start, end, text}, in
 // reading order), written (list of {chunk_id (key), anchor_text, target: the linked document's
 // key, or the placeholder's}); one row per document, by id.

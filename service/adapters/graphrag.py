@@ -2,8 +2,8 @@
 pipeline takes it unchanged::
 
     from neo4j_graphrag.generation import GraphRAG
-    from service import open_search
-    from service.adapters.graphrag import AnchorgraphRetriever
+    from anchorgraph import open_search
+    from anchorgraph.adapters.graphrag import AnchorgraphRetriever
 
     with open_search() as searcher:
         rag = GraphRAG(retriever=AnchorgraphRetriever(searcher, level="document", k=3), llm=llm)
@@ -24,8 +24,8 @@ import neo4j
 from neo4j_graphrag.retrievers.base import Retriever
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
 
-from service.adapters.hits import context_text, fixed_options, hit_metadata, run
-from service.library import Searcher
+from anchorgraph.adapters.hits import context_text, fixed_options, hit_metadata, run
+from anchorgraph.library import Searcher
 
 
 class AnchorgraphRetriever(Retriever):

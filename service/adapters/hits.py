@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from service.library import Searcher
-from service.retrieval.types import Hit, SearchOptions, SearchResult
+from anchorgraph.library import Searcher
+from anchorgraph.retrieval.types import Hit, SearchOptions, SearchResult
 
 # A stand-in query that lets fixed options be validated before any query is known.
 _PROBE_QUERY = "options check"

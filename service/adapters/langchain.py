@@ -1,7 +1,7 @@
 """anchorgraph as a LangChain retriever (the ``langchain`` extra)::
 
-    from service import open_search
-    from service.adapters.langchain import AnchorgraphRetriever
+    from anchorgraph import open_search
+    from anchorgraph.adapters.langchain import AnchorgraphRetriever
 
     with open_search() as searcher:
         retriever = AnchorgraphRetriever(searcher, level="document", k=3)
@@ -22,8 +22,8 @@ from langchain_core.documents import Document
 from langchain_core.retrievers import BaseRetriever
 from pydantic import ConfigDict
 
-from service.adapters.hits import fixed_options, hit_metadata, run
-from service.library import Searcher
+from anchorgraph.adapters.hits import fixed_options, hit_metadata, run
+from anchorgraph.library import Searcher
 
 
 class AnchorgraphRetriever(BaseRetriever):

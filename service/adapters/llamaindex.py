@@ -1,7 +1,7 @@
 """anchorgraph as a LlamaIndex retriever (the ``llamaindex`` extra)::
 
-    from service import open_search
-    from service.adapters.llamaindex import AnchorgraphRetriever
+    from anchorgraph import open_search
+    from anchorgraph.adapters.llamaindex import AnchorgraphRetriever
 
     with open_search() as searcher:
         retriever = AnchorgraphRetriever(searcher, level="document", k=3)
@@ -20,8 +20,8 @@ from typing import Any
 from llama_index.core.retrievers import BaseRetriever
 from llama_index.core.schema import NodeWithScore, QueryBundle, TextNode
 
-from service.adapters.hits import fixed_options, hit_metadata, run
-from service.library import Searcher
+from anchorgraph.adapters.hits import fixed_options, hit_metadata, run
+from anchorgraph.library import Searcher
 
 # Metadata LlamaIndex puts into the text it hands an LLM or embeds (its default is all of it).
 _READ_WITH_THE_TEXT = frozenset({"title", "document_id"})

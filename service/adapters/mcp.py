@@ -25,17 +25,17 @@ import anyio
 from mcp.server.fastmcp import FastMCP
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.adapters.notebook import neighbourhood_of
-from service.api.graph import Neighbourhood
-from service.api.schemas import DocumentOut
-from service.errors import NotFound
-from service.graph.gateway import Graph
-from service.graph.queries import Query as Cypher
-from service.library import Searcher
-from service.retrieval.fd_read import fd_scores
-from service.retrieval.pipeline import search as run_search
-from service.retrieval.types import FdScore, SearchOptions, SearchResult
-from service.scope import DEFAULT_COLLECTION, FULL_ACCESS, Access, local_id, scoped
+from anchorgraph.adapters.notebook import neighbourhood_of
+from anchorgraph.api.graph import Neighbourhood
+from anchorgraph.api.schemas import DocumentOut
+from anchorgraph.errors import NotFound
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query as Cypher
+from anchorgraph.library import Searcher
+from anchorgraph.retrieval.fd_read import fd_scores
+from anchorgraph.retrieval.pipeline import search as run_search
+from anchorgraph.retrieval.types import FdScore, SearchOptions, SearchResult
+from anchorgraph.scope import DEFAULT_COLLECTION, FULL_ACCESS, Access, local_id, scoped
 
 _ANNOTATED: Any = Annotated
 Transport = Literal["stdio", "streamable-http"]
@@ -169,7 +169,7 @@ def fd_explanation(graph: Graph, collection: str, node_id: str) -> FdExplanation
         )
     first = next(iter(chunks))
     documents = fd_scores(graph.read, [first], "document")
-    # A chunk's id is its document's id, '#', its ordinal (loaders.model.Chunk).
+    # A chunk's id is its document's id, '#', its ordinal (anchorgraph.loaders.model.Chunk).
     document_id = found.id if found is not None else local_id(first).rpartition("#")[0]
     return FdExplanation(
         collection=collection,

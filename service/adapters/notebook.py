@@ -1,23 +1,23 @@
 """A result's neighbourhood for a notebook: read it (``GET /graph/neighbourhood``'s query and
-models, ``service.api.graph``) and turn it into a networkx graph to draw or analyse::
+models, ``anchorgraph.api.graph``) and turn it into a networkx graph to draw or analyse::
 
-    from service.adapters.notebook import neighbourhood_graph, neighbourhood_of
+    from anchorgraph.adapters.notebook import neighbourhood_graph, neighbourhood_of
 
     hit = searcher("who founded the museum?", level="document").hits[0]
     graph = neighbourhood_graph(neighbourhood_of(searcher, hit.document_id, depth=2))
     networkx.draw(graph, labels=dict(graph.nodes(data="caption")))
 
-(Results themselves render as a table in Jupyter: ``service.retrieval.html``.)
+(Results themselves render as a table in Jupyter: ``anchorgraph.retrieval.html``.)
 """
 
 from __future__ import annotations
 
 import networkx as nx
 
-from service.api.graph import Neighbourhood, neighbourhood
-from service.errors import InvalidInput, NotFound
-from service.library import Searcher
-from service.scope import DEFAULT_COLLECTION
+from anchorgraph.api.graph import Neighbourhood, neighbourhood
+from anchorgraph.errors import InvalidInput, NotFound
+from anchorgraph.library import Searcher
+from anchorgraph.scope import DEFAULT_COLLECTION
 
 
 def neighbourhood_of(

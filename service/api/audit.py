@@ -1,4 +1,4 @@
-"""/audit: the FD* audits of the graph (``service.audit``; docs/audits.md), as the CLI's
+"""/audit: the FD* audits of the graph (``anchorgraph.audit``; docs/audits.md), as the CLI's
 ``anchorgraph audit`` computes them, without the plots."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from service.api.deps import AccessDep, RuntimeDep, readable
-from service.api.errors import problems
-from service.api.schemas import VISIBLE_CHARACTER
-from service.audit import (
+from anchorgraph.api.deps import AccessDep, RuntimeDep, readable
+from anchorgraph.api.errors import problems
+from anchorgraph.api.schemas import VISIBLE_CHARACTER
+from anchorgraph.audit import (
     BlindnessAudit,
     CoverageAudit,
     LengthAudit,
@@ -22,17 +22,17 @@ from service.audit import (
     read_nodes,
     tier_audit,
 )
-from service.audit.blindness import DEFAULT_K, DEFAULT_LAMBDA, DEFAULT_POOL
-from service.audit.coverage import (
+from anchorgraph.audit.blindness import DEFAULT_K, DEFAULT_LAMBDA, DEFAULT_POOL
+from anchorgraph.audit.coverage import (
     DEFAULT_MIN_COSINE,
     DEFAULT_MIN_SHARED,
     DEFAULT_NEIGHBOURS,
     DEFAULT_SAMPLE_SIZE,
 )
-from service.audit.length import DEFAULT_ALPHA
-from service.audit.tiers import DEFAULT_THRESHOLD
-from service.retrieval.types import UTF8, Integer, Number
-from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, CollectionName
+from anchorgraph.audit.length import DEFAULT_ALPHA
+from anchorgraph.audit.tiers import DEFAULT_THRESHOLD
+from anchorgraph.retrieval.types import UTF8, Integer, Number
+from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, CollectionName
 
 CollectionQuery = Annotated[
     str,

@@ -32,8 +32,8 @@ from importlib import resources
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from service.graph.queries import Query, cypher, text
-from service.graph.shards import index_labels
+from anchorgraph.graph.queries import Query, cypher, text
+from anchorgraph.graph.shards import index_labels
 
 router = APIRouter(prefix="/browser", tags=["neo4j browser"])
 
@@ -194,10 +194,10 @@ def _style_slide(api: str) -> str:
 @cache
 def style_grass() -> str:
     """``service/web/browser/anchorgraph.grass`` and a rule for every label a chunk or document
-    carries beside its own (its shard's, its language's: ``service.graph.shards``,
-    ``service.text.language``), the same as its own label's, so that Browser draws a chunk as a
+    carries beside its own (its shard's, its language's: ``anchorgraph.graph.shards``,
+    ``anchorgraph.text.language``), the same as its own label's, so that Browser draws a chunk as a
     chunk whichever of its labels it styles it by."""
-    grass = resources.files("service.web").joinpath("browser", "anchorgraph.grass").read_text()
+    grass = resources.files("anchorgraph.web").joinpath("browser", "anchorgraph.grass").read_text()
     rules = dict(_NODE_RULE.findall(grass))
     derived = index_labels().items()
     return grass + "".join(f"node.{label} {rules[base]}\n" for label, base in derived)

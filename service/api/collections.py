@@ -7,12 +7,12 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path
 from fastapi.concurrency import run_in_threadpool
 
-from loaders.collections import delete_collection, list_collections
-from service.api.deps import AccessDep, RuntimeDep, writable
-from service.api.errors import problems
-from service.api.schemas import CollectionOut
-from service.errors import NotFound
-from service.scope import COLLECTION_PATTERN
+from anchorgraph.api.deps import AccessDep, RuntimeDep, writable
+from anchorgraph.api.errors import problems
+from anchorgraph.api.schemas import CollectionOut
+from anchorgraph.errors import NotFound
+from anchorgraph.loaders.collections import delete_collection, list_collections
+from anchorgraph.scope import COLLECTION_PATTERN
 
 router = APIRouter(prefix="/collections", tags=["collections"])
 

@@ -3,7 +3,7 @@ answers by it whatever Neo4j is doing.
 
 The middleware puts a ``Deadline`` in the request's context, where the graph gateway bounds
 each statement, each wait for a pooled connection and each retry by it
-(``service.graph.deadline``). That ends every wait Neo4j answers at all. A Neo4j that stops
+(``anchorgraph.graph.deadline``). That ends every wait Neo4j answers at all. A Neo4j that stops
 answering in the middle of a statement (a frozen process, a network that drops packets) is
 caught by ``answered_by``: the search, entity and document routes wait for their worker thread
 no longer than the deadline and answer 504; the statement's server-side timeout, the time left,
@@ -23,7 +23,7 @@ from fastapi import FastAPI
 from starlette.datastructures import MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.graph.deadline import Deadline, current, within
+from anchorgraph.graph.deadline import Deadline, current, within
 
 T = TypeVar("T")
 

@@ -7,10 +7,10 @@ from typing import Annotated
 
 from fastapi import Depends, Request
 
-from service.api.security import ACCESS_STATE
-from service.errors import Forbidden, NotFound
-from service.runtime import Runtime
-from service.scope import FULL_ACCESS, Access
+from anchorgraph.api.security import ACCESS_STATE
+from anchorgraph.errors import Forbidden, NotFound
+from anchorgraph.runtime import Runtime
+from anchorgraph.scope import FULL_ACCESS, Access
 
 
 def get_runtime(request: Request) -> Runtime:
@@ -19,7 +19,7 @@ def get_runtime(request: Request) -> Runtime:
 
 
 def get_access(request: Request) -> Access:
-    """The key's access (``service.api.security``); every collection when no keys are set."""
+    """The key's access (``anchorgraph.api.security``); every collection when no keys are set."""
     access: Access = getattr(request.state, ACCESS_STATE, FULL_ACCESS)
     return access
 

@@ -14,13 +14,10 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
 from starlette.datastructures import UploadFile
 
-from loaders.files import FileReading
-from loaders.model import SourceDocument
-from loaders.read import detect_format, read_bytes
-from service.api.deadline import answered_by
-from service.api.deps import AccessDep, RuntimeDep, readable, writable
-from service.api.errors import problems, unreadable_json
-from service.api.schemas import (
+from anchorgraph.api.deadline import answered_by
+from anchorgraph.api.deps import AccessDep, RuntimeDep, readable, writable
+from anchorgraph.api.errors import problems, unreadable_json
+from anchorgraph.api.schemas import (
     VISIBLE_CHARACTER,
     DocumentIn,
     DocumentOut,
@@ -28,10 +25,13 @@ from service.api.schemas import (
     IngestResult,
     UploadFields,
 )
-from service.errors import Conflict, InvalidInput, NotFound, UnsupportedFormat
-from service.graph.deadline import paused
-from service.graph.queries import Query as Cypher
-from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
+from anchorgraph.errors import Conflict, InvalidInput, NotFound, UnsupportedFormat
+from anchorgraph.graph.deadline import paused
+from anchorgraph.graph.queries import Query as Cypher
+from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import detect_format, read_bytes
+from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 

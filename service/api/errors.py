@@ -4,10 +4,10 @@ Every error body is ``application/problem+json``: ``type`` (a URI naming the kin
 ``title`` (the same for every problem of that type), ``status``, ``detail`` (this occurrence)
 and, for a request that does not match the schema (422), ``errors``: each offending field, in
 the words of the request (a string's length in characters, whatever pydantic's own wording).
-anchorgraph's own errors (``service.errors``) get a ``urn:anchorgraph:problem:…`` type; FastAPI's
-(an unknown route, a method a route does not have) get ``about:blank`` with the status's reason
-phrase as title, as RFC 9457 §4.2.1 asks. A body that is not JSON is ``invalid-input`` (400) on
-every route, whichever parser met it (``unreadable_json``).
+anchorgraph's own errors (``anchorgraph.errors``) get a ``urn:anchorgraph:problem:…`` type;
+FastAPI's (an unknown route, a method a route does not have) get ``about:blank`` with the status's
+reason phrase as title, as RFC 9457 §4.2.1 asks. A body that is not JSON is ``invalid-input`` (400)
+on every route, whichever parser met it (``unreadable_json``).
 
 The OpenAPI document says the same: ``install_error_handlers`` also rewrites it so that every
 error status an operation declares (``problems(404, 503)``) is a ``ProblemDetails`` body.
@@ -30,7 +30,7 @@ from starlette.exceptions import HTTPException
 from starlette.responses import Response
 from starlette.routing import Match
 
-from service.errors import (
+from anchorgraph.errors import (
     AnchorgraphError,
     ClaimExtractionError,
     Conflict,
@@ -46,7 +46,7 @@ from service.errors import (
     UnreadableDocument,
     UnsupportedFormat,
 )
-from service.retrieval.types import BLANK_TEXT, VISIBLE_CHARACTER
+from anchorgraph.retrieval.types import BLANK_TEXT, VISIBLE_CHARACTER
 
 log = logging.getLogger(__name__)
 

@@ -16,13 +16,13 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Path, Query
 from pydantic import BaseModel, ConfigDict
 
-from service.api.deps import AccessDep, RuntimeDep
-from service.api.errors import problems
-from service.errors import NotFound
-from service.graph.gateway import Graph, row_values
-from service.graph.queries import Query as Cypher
-from service.graph.shards import index_labels
-from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
+from anchorgraph.api.deps import AccessDep, RuntimeDep
+from anchorgraph.api.errors import problems
+from anchorgraph.errors import NotFound
+from anchorgraph.graph.gateway import Graph, row_values
+from anchorgraph.graph.queries import Query as Cypher
+from anchorgraph.graph.shards import index_labels
+from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
 router = APIRouter(prefix="/graph", tags=["graph"])
 

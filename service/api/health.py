@@ -6,11 +6,11 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
-from service.api.deps import RuntimeDep
-from service.api.schemas import HealthResponse, IndexHealth, ModelHealth, Neo4jHealth
-from service.errors import GraphUnavailable
-from service.graph.queries import Query
-from service.graph.schema import index_states
+from anchorgraph.api.deps import RuntimeDep
+from anchorgraph.api.schemas import HealthResponse, IndexHealth, ModelHealth, Neo4jHealth
+from anchorgraph.errors import GraphUnavailable
+from anchorgraph.graph.queries import Query
+from anchorgraph.graph.schema import index_states
 
 router = APIRouter(tags=["health"])
 

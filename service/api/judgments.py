@@ -8,11 +8,11 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 from fastapi.concurrency import run_in_threadpool
 
-from service.api.deps import AccessDep, RuntimeDep, readable, writable
-from service.api.errors import problems
-from service.api.schemas import JudgmentIn
-from service.judgments import Judgment, collection_judgments, record_judgment
-from service.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION
+from anchorgraph.api.deps import AccessDep, RuntimeDep, readable, writable
+from anchorgraph.api.errors import problems
+from anchorgraph.api.schemas import JudgmentIn
+from anchorgraph.judgments import Judgment, collection_judgments, record_judgment
+from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION
 
 router = APIRouter(prefix="/judgments", tags=["judgments"])
 _EXAMPLE = {

@@ -8,9 +8,9 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
 from pydantic_core import PydanticCustomError
 
-from service.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Text
-from service.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
-from service.scope import DEFAULT_COLLECTION, CollectionName
+from anchorgraph.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Text
+from anchorgraph.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
+from anchorgraph.scope import DEFAULT_COLLECTION, CollectionName
 
 CollectionField = Field(
     DEFAULT_COLLECTION,

@@ -6,20 +6,20 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Query
 
-from service.api.deadline import answered_by
-from service.api.deps import AccessDep, RuntimeDep
-from service.api.errors import problems
-from service.api.metrics import observe_search
-from service.api.schemas import EntityOut
-from service.graph.queries import Query as Cypher
-from service.retrieval.collections import search_scope
-from service.retrieval.lucene import fulltext_query
-from service.retrieval.paths import FILTER_OVERFETCH
-from service.retrieval.pipeline import search as run_search
-from service.retrieval.types import SearchOptions, SearchResult
-from service.runtime import Runtime
-from service.scope import Access, CollectionName, local_id, scoped_all
-from service.text.identifiers import entity_keys
+from anchorgraph.api.deadline import answered_by
+from anchorgraph.api.deps import AccessDep, RuntimeDep
+from anchorgraph.api.errors import problems
+from anchorgraph.api.metrics import observe_search
+from anchorgraph.api.schemas import EntityOut
+from anchorgraph.graph.queries import Query as Cypher
+from anchorgraph.retrieval.collections import search_scope
+from anchorgraph.retrieval.lucene import fulltext_query
+from anchorgraph.retrieval.paths import FILTER_OVERFETCH
+from anchorgraph.retrieval.pipeline import search as run_search
+from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.runtime import Runtime
+from anchorgraph.scope import Access, CollectionName, local_id, scoped_all
+from anchorgraph.text.identifiers import entity_keys
 
 router = APIRouter(tags=["search"])
 

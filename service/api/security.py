@@ -8,7 +8,7 @@ writable (the API listens on loopback unless ``api_host`` says otherwise), with 
 middleware rather than FastAPI dependencies so that they also cover what no route handles
 (unknown paths, bodies of routes that never read them) and answer before a body is read. The
 key middleware leaves the key's ``Access`` in the request's state, where the routes read it
-(``service.api.deps.AccessDep``).
+(``anchorgraph.api.deps.AccessDep``).
 """
 
 from __future__ import annotations
@@ -27,10 +27,10 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.api.errors import problem_response
-from service.errors import InvalidInput
-from service.scope import FULL_ACCESS, Access, CollectionName
-from service.settings import Settings
+from anchorgraph.api.errors import problem_response
+from anchorgraph.errors import InvalidInput
+from anchorgraph.scope import FULL_ACCESS, Access, CollectionName
+from anchorgraph.settings import Settings
 
 # Routes open without a key: the probe and the interactive docs (FastAPI's defaults).
 PUBLIC_PATHS = ("/health", "/docs", "/docs/oauth2-redirect", "/redoc", "/openapi.json")

@@ -37,14 +37,14 @@ from typing import Any
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from service.errors import AnchorgraphError
-from service.graph.queries import Query
-from service.retrieval.pipeline import search
-from service.retrieval.types import SearchOptions
-from service.runtime import Runtime
-from service.scope import DEFAULT_COLLECTION
+from anchorgraph.errors import AnchorgraphError
+from anchorgraph.graph.queries import Query
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import SearchOptions
+from anchorgraph.runtime import Runtime
+from anchorgraph.scope import DEFAULT_COLLECTION
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ The page (``service/web/static/``) is plain HTML, CSS and JavaScript that calls 
 with ``explain`` on and draws what comes back. It hard-codes no option of the API: the modes,
 paths, default weights, the longest query, the file formats (source types that say nothing
 more) and the Cypher each result's Neo4j Browser link opens come from ``/ui/config``, so that
-the page follows ``service.retrieval.types``, ``loaders.read`` and the catalogue.
+the page follows ``anchorgraph.retrieval.types``, ``anchorgraph.loaders.read`` and the catalogue.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from importlib import resources
 from fastapi import APIRouter, Response
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
-from loaders.read import FORMATS
-from service.api.deps import RuntimeDep
-from service.errors import NotFound
-from service.graph.queries import Query, cypher
-from service.retrieval.fusion import Fusion
-from service.retrieval.normalise import Normalisation
-from service.retrieval.types import (
+from anchorgraph.api.deps import RuntimeDep
+from anchorgraph.errors import NotFound
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.loaders.read import FORMATS
+from anchorgraph.retrieval.fusion import Fusion
+from anchorgraph.retrieval.normalise import Normalisation
+from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
     DOCUMENT_PATH_WEIGHTS,
     DOCUMENT_PATHS,
@@ -73,7 +73,7 @@ class PageConfig(BaseModel):
 
 @cache
 def asset(name: str) -> bytes:
-    return resources.files("service.web").joinpath("static", name).read_bytes()
+    return resources.files("anchorgraph.web").joinpath("static", name).read_bytes()
 
 
 def _file(name: str) -> Response:

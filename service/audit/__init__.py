@@ -13,11 +13,11 @@ See ``docs/audits.md`` for the formulas, the figures they are compared with, and
 the plots.
 """
 
-from service.audit.blindness import BlindnessAudit, Condition, blindness_audit, plot_blindness
-from service.audit.coverage import CoverageAudit, coverage_audit, plot_coverage, read_claims
-from service.audit.length import LengthAudit, length_audit, pearson, plot_length
-from service.audit.nodes import FdNode, read_nodes
-from service.audit.tiers import TierAudit, plot_tiers, tier_audit
+from anchorgraph.audit.blindness import BlindnessAudit, Condition, blindness_audit, plot_blindness
+from anchorgraph.audit.coverage import CoverageAudit, coverage_audit, plot_coverage, read_claims
+from anchorgraph.audit.length import LengthAudit, length_audit, pearson, plot_length
+from anchorgraph.audit.nodes import FdNode, read_nodes
+from anchorgraph.audit.tiers import TierAudit, plot_tiers, tier_audit
 
 __all__ = [
     "BlindnessAudit",

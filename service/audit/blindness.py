@@ -6,7 +6,7 @@ Three retrieval conditions are compared over documents (docs/design.md §3, docs
 * A, ``cosine``: dense search, documents ranked by their best chunk's cosine (MaxP);
 * B, ``bm25``: BM25 over the chunks' full-text index, documents by their best chunk;
 * C, ``fd_optimised``: the cosine top ``fd_pool`` (20) reranked by
-  ``(1 − λ)·cos + λ·FD*_rescaled`` (``service.retrieval.density.FdRerank``; λ = 0.1 by
+  ``(1 − λ)·cos + λ·FD*_rescaled`` (``anchorgraph.retrieval.density.FdRerank``; λ = 0.1 by
   default, and ``FD*_rescaled = Φ(z)·a_source/a_max``).
 
 What it looks for is the *expert blindness effect*: dense, well-sourced evidence (systematic
@@ -27,13 +27,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from service.audit.plotting import colours, figure, label, save
-from service.errors import InvalidInput
-from service.graph.queries import Query
-from service.retrieval.context import SearchContext
-from service.retrieval.pipeline import search
-from service.retrieval.types import DEFAULT_FD_LAMBDA, Hit, Mode, SearchOptions
-from service.scope import local_id, scoped
+from anchorgraph.audit.plotting import colours, figure, label, save
+from anchorgraph.errors import InvalidInput
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import DEFAULT_FD_LAMBDA, Hit, Mode, SearchOptions
+from anchorgraph.scope import local_id, scoped
 
 DEFAULT_K = 5
 DEFAULT_LAMBDA = DEFAULT_FD_LAMBDA

@@ -3,7 +3,7 @@
 The double filter (docs/design.md §3): a claim (or query) ``q`` is *covered* by a chunk ``c`` when
 
 * ``cos(e(q), e(c)) ≥ 0.75`` (the embeddings of the configured model), and
-* ``|K(q) ∩ K(c)| ≥ 2``, with ``K`` the keywords: ``service.text.terms.index_terms``, lowercase
+* ``|K(q) ∩ K(c)| ≥ 2``, with ``K`` the keywords: ``anchorgraph.text.terms.index_terms``, lowercase
   word tokens without English stop words and one-letter words (numbers kept), not stemmed
   ("infection" and "infections" are different keywords).
 
@@ -39,13 +39,13 @@ from typing import Literal
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.audit.plotting import figure, save
-from service.embedding import Embedder, Vectors
-from service.errors import InvalidInput
-from service.graph.gateway import GraphReader
-from service.graph.queries import Query
-from service.scope import local_id
-from service.text.terms import index_terms
+from anchorgraph.audit.plotting import figure, save
+from anchorgraph.embedding import Embedder, Vectors
+from anchorgraph.errors import InvalidInput
+from anchorgraph.graph.gateway import GraphReader
+from anchorgraph.graph.queries import Query
+from anchorgraph.scope import local_id
+from anchorgraph.text.terms import index_terms
 
 # The double filter's thresholds.
 DEFAULT_MIN_COSINE = 0.75

@@ -30,9 +30,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.audit.nodes import FdNode, of_level
-from service.audit.plotting import BIN_COLOURS, figure, save
-from service.factual_density import FdLevel
+from anchorgraph.audit.nodes import FdNode, of_level
+from anchorgraph.audit.plotting import BIN_COLOURS, figure, save
+from anchorgraph.factual_density import FdLevel
 
 DEFAULT_ALPHA = 0.05
 

@@ -1,8 +1,8 @@
 """What the length and tier audits are computed from: every chunk's and document's length,
 FD_raw, length bin and source type, and the FD* those give (``cypher/audit/fd_nodes.cypher``).
 
-FD* is computed here as retrieval computes it (``service.factual_density``, the same formula as
-``service.retrieval.fd_read``): ``((fd_raw − μ_bin) / σ_bin) × a_source`` with the bin's running
+FD* is computed here as retrieval computes it (``anchorgraph.factual_density``, the same formula as
+``anchorgraph.retrieval.fd_read``): ``((fd_raw − μ_bin) / σ_bin) × a_source`` with the bin's running
 statistics ``n``, ``Σ fd_raw``, ``Σ fd_raw²`` as the graph holds them, so an audit sees the FD*
 a search would use.
 """
@@ -13,9 +13,9 @@ from collections.abc import Iterable
 
 from pydantic import BaseModel, ConfigDict
 
-from service.factual_density import BinStats, FdLevel, LengthBin, fd_star
-from service.graph.gateway import Graph
-from service.graph.queries import Query
+from anchorgraph.factual_density import BinStats, FdLevel, LengthBin, fd_star
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query
 
 
 class FdNode(BaseModel):

@@ -26,9 +26,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from service.audit.nodes import FdNode, of_level
-from service.audit.plotting import colours, figure, label, save
-from service.factual_density import FdLevel
+from anchorgraph.audit.nodes import FdNode, of_level
+from anchorgraph.audit.plotting import colours, figure, label, save
+from anchorgraph.factual_density import FdLevel
 
 # The least spread of FD* across source tiers that still separates them.
 DEFAULT_THRESHOLD = 0.10

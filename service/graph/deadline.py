@@ -1,7 +1,7 @@
 """A request's deadline: every wait on Neo4j made for a request ends by it.
 
 The API gives each request a :class:`Deadline` (``ANCHORGRAPH_REQUEST_DEADLINE_S`` from its
-arrival, ``service.api.deadline``) and the graph gateway reads it wherever a read or write is
+arrival, ``anchorgraph.api.deadline``) and the graph gateway reads it wherever a read or write is
 made for that request, so the code between them passes nothing along. Each statement then
 goes to Neo4j with the time left as its server-side timeout, so a read the answer no longer
 waits for is cancelled by the server rather than left running, and waits for a pooled
@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import ParamSpec, TypeVar
 
-from service.errors import DeadlineExceeded
+from anchorgraph.errors import DeadlineExceeded
 
 P = ParamSpec("P")
 T = TypeVar("T")

@@ -5,10 +5,10 @@ from __future__ import annotations
 import neo4j
 from neo4j.exceptions import AuthError, DriverError
 
-from service.errors import GraphUnavailable
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j
-from service.settings import Settings
+from anchorgraph.errors import GraphUnavailable
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j
+from anchorgraph.settings import Settings
 
 
 def neo4j_auth(settings: Settings) -> tuple[str, str]:

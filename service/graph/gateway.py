@@ -3,14 +3,14 @@
 It does three things the driver leaves to its caller:
 
 * **Bounded failure.** An unreachable server, a dropped connection, a refused login or a query
-  past its timeout becomes :class:`~service.errors.GraphUnavailable` (HTTP 503) with a message
+  past its timeout becomes :class:`~anchorgraph.errors.GraphUnavailable` (HTTP 503) with a message
   that says what to do, within the time the settings allow: connecting, acquiring a pooled
   connection, the server-side transaction timeout and the retry budget are all set from
   ``Settings``. Without them a stopped Neo4j kept ``/health`` waiting 30 s (the driver's default
   retry time) and a search answered 500.
-* **A deadline.** Within a request (``service.graph.deadline``), each statement's server-side
+* **A deadline.** Within a request (``anchorgraph.graph.deadline``), each statement's server-side
   timeout, the wait for a pooled connection and the retries end by the request's deadline, and
-  a statement cut by it is :class:`~service.errors.DeadlineExceeded` (HTTP 504).
+  a statement cut by it is :class:`~anchorgraph.errors.DeadlineExceeded` (HTTP 504).
 * **Retries for reads.** A read that fails transiently (a stale pooled connection after Neo4j
   restarted, a leader switch in a cluster) is tried again with a doubling pause until the retry
   budget is spent; writes are managed transactions, retried by the driver within the same budget.
@@ -38,9 +38,9 @@ from neo4j.exceptions import (
 )
 from pydantic import BaseModel
 
-from service.errors import AnchorgraphError, GraphUnavailable
-from service.graph.deadline import Deadline, current
-from service.graph.queries import Query, as_parameters, cypher
+from anchorgraph.errors import AnchorgraphError, GraphUnavailable
+from anchorgraph.graph.deadline import Deadline, current
+from anchorgraph.graph.queries import Query, as_parameters, cypher
 
 M = TypeVar("M", bound=BaseModel)
 T = TypeVar("T")
@@ -80,7 +80,7 @@ class Graph:
         hint: str = "",
     ) -> None:
         """Args:
-        driver: built by ``service.graph.driver.connect`` with the settings' timeouts.
+        driver: built by ``anchorgraph.graph.driver.connect`` with the settings' timeouts.
         uri: where the server is, for error messages.
         query_timeout_s: server-side timeout of one read.
         write_timeout_s: server-side timeout of one write transaction (an ingest batch).

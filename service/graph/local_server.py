@@ -26,10 +26,10 @@ from pathlib import Path
 from neo4j import GraphDatabase
 from neo4j.exceptions import AuthError, ServiceUnavailable
 
-from service.errors import LocalServerError
-from service.graph.gateway import Graph
-from service.graph.schema import index_states
-from service.settings import Settings
+from anchorgraph.errors import LocalServerError
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.schema import index_states
+from anchorgraph.settings import Settings
 
 _ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 _ADMIN_TOOL = "org.neo4j.cli.AdminTool"
@@ -229,7 +229,7 @@ class LocalNeo4j:
         partial.mkdir(parents=True)
         pom = work / "pom.xml"
         pom.write_text(
-            resources.files("service.graph").joinpath("neo4j-server.pom.xml").read_text()
+            resources.files("anchorgraph.graph").joinpath("neo4j-server.pom.xml").read_text()
         )
         command = [
             mvn, "-q", "-B", "-f", str(pom), "dependency:copy-dependencies",

@@ -1,4 +1,4 @@
-"""The catalogue of named Cypher files in the ``cypher`` resource package.
+"""The catalogue of named Cypher files in the ``anchorgraph.cypher`` resource package.
 
 A ``Query`` member names a file (``Query.CONSTRAINTS`` → ``cypher/schema/constraints.cypher``), so a
 typo fails in mypy rather than at run time; a unit test checks that members and files match one to
@@ -156,7 +156,9 @@ SCHEMA = (
 def text(query: Query) -> str:
     """The whole file, header included."""
     folder, stem = query.value.split("/")
-    return resources.files("cypher").joinpath(folder, f"{stem}.cypher").read_text("utf-8")
+    return (
+        resources.files("anchorgraph.cypher").joinpath(folder, f"{stem}.cypher").read_text("utf-8")
+    )
 
 
 @cache
@@ -177,7 +179,7 @@ def cypher(query: Query) -> str:
 
 def all_files() -> list[str]:
     """``folder/stem`` of every ``.cypher`` file shipped, for the catalogue test."""
-    root = resources.files("cypher")
+    root = resources.files("anchorgraph.cypher")
     return sorted(
         f"{folder.name}/{entry.name.removesuffix('.cypher')}"
         for folder in root.iterdir()

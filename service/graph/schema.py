@@ -15,12 +15,12 @@ from functools import cache
 
 from neo4j.exceptions import ClientError
 
-from service.errors import IndexNotReady, InvalidInput, SchemaMissing
-from service.graph.gateway import Graph
-from service.graph.queries import SCHEMA, Query, statements
-from service.graph.shards import SHARDS, shard_labels
-from service.scope import DEFAULT_COLLECTION, local_id, scoped
-from service.text.identifiers import alias_keys
+from anchorgraph.errors import IndexNotReady, InvalidInput, SchemaMissing
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import SCHEMA, Query, statements
+from anchorgraph.graph.shards import SHARDS, shard_labels
+from anchorgraph.scope import DEFAULT_COLLECTION, local_id, scoped
+from anchorgraph.text.identifiers import alias_keys
 
 # The name every schema statement gives its constraint or index.
 _CREATED_NAME = re.compile(r"^CREATE\s+(?:\w+\s+)*?(?:CONSTRAINT|INDEX)\s+(\w+)\s+IF NOT EXISTS")

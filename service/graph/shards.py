@@ -18,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cache
 
-from service.text.language import Language
+from anchorgraph.text.language import Language
 
 SHARDS = 16
 
@@ -46,9 +46,9 @@ DOCUMENTS = VectorIndexFamily("Document", "document_embedding")
 @cache
 def index_labels() -> dict[str, str]:
     """Every label a node carries for the indexes' sake only, beside its own, → that own label
-    (``Chunk`` or ``Document``): its shard's and its language's (``service.text.language``).
+    (``Chunk`` or ``Document``): its shard's and its language's (``anchorgraph.text.language``).
     Views of the graph for people (a neighbourhood) leave them out; Neo4j Browser styles them
-    as the own label (``service.api.browser.style_grass``)."""
+    as the own label (``anchorgraph.api.browser.style_grass``)."""
     labels = {
         family.shard_label(shard): family.label
         for family in (CHUNKS, DOCUMENTS)
@@ -64,7 +64,7 @@ def index_labels() -> dict[str, str]:
 def shard_labels(shard: int | None) -> dict[str, list[str]]:
     """The ``$chunk_labels`` and ``$document_labels`` of the writes into a collection of
     ``shard``: none for a collection that has no shard yet (written before shards; the upgrade,
-    ``service.graph.schema.upgrade``, labels all its nodes at once)."""
+    ``anchorgraph.graph.schema.upgrade``, labels all its nodes at once)."""
     if shard is None:
         return {"chunk_labels": [], "document_labels": []}
     return {

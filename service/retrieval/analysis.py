@@ -9,27 +9,27 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from service.embedding import Embedder
-from service.graph.queries import Query
-from service.retrieval.lucene import fulltext_query, phrase_query
-from service.retrieval.paths import Reader, index_depth
-from service.retrieval.types import (
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.lucene import fulltext_query, phrase_query
+from anchorgraph.retrieval.paths import Reader, index_depth
+from anchorgraph.retrieval.types import (
     AnalyzedQuery,
     DetectedEntity,
     EmbeddedQuery,
     LexicalQuery,
     Scope,
 )
-from service.scope import scoped, scoped_all
-from service.text.identifiers import (
+from anchorgraph.scope import scoped, scoped_all
+from anchorgraph.text.identifiers import (
     entity_keys,
     find_identifiers,
     identifier_spans,
     normalise_entity_id,
 )
-from service.text.language import Language, detect_language
-from service.text.normalise import normalise_text
-from service.text.terms import index_terms
+from anchorgraph.text.language import Language, detect_language
+from anchorgraph.text.normalise import normalise_text
+from anchorgraph.text.terms import index_terms
 
 # Words, keeping codes such as "AG-2048" or "S/N" whole.
 _TOKEN = re.compile(r"\w[\w\-/.]*\w|\w")
@@ -77,7 +77,7 @@ def embed(query: LexicalQuery, embedder: Embedder) -> EmbeddedQuery:
 
 def analyse(query: EmbeddedQuery, read: Reader, scope: Scope) -> AnalyzedQuery:
     """Add the entities the query names in the scope's collections, and the entities its
-    identifiers name (one round trip). Their ids are entity keys (``service.scope``)."""
+    identifiers name (one round trip). Their ids are entity keys (``anchorgraph.scope``)."""
     records = read(
         Query.DETECT_ENTITIES,
         {

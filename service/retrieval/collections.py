@@ -1,5 +1,5 @@
 """Which collections a search reads: those it asks for, or every one its caller may read
-(``service.scope.Access``), each of them known to the graph."""
+(``anchorgraph.scope.Access``), each of them known to the graph."""
 
 from __future__ import annotations
 
@@ -7,12 +7,12 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
-from service.errors import NotFound
-from service.graph.queries import Query
-from service.retrieval.paths import Reader
-from service.retrieval.types import CollectionRanking, CollectionSize, Scope
-from service.scope import Access
-from service.text.language import Language, language_of
+from anchorgraph.errors import NotFound
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.paths import Reader
+from anchorgraph.retrieval.types import CollectionRanking, CollectionSize, Scope
+from anchorgraph.scope import Access
+from anchorgraph.text.language import Language, language_of
 
 # How long the collections and their sizes read for one search serve the next ones: a size only
 # tunes how many hits an index is asked for, and a collection asked for that is not among them

@@ -11,11 +11,11 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from service.embedding import Embedder
-from service.graph.gateway import GraphReader, Row
-from service.graph.queries import Query
-from service.retrieval.collections import CollectionSizes
-from service.retrieval.types import Ranking, Scope, SearchOptions, StageTiming
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import GraphReader, Row
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.collections import CollectionSizes
+from anchorgraph.retrieval.types import Ranking, Scope, SearchOptions, StageTiming
 
 
 class RankingStage(Protocol):
@@ -35,7 +35,7 @@ class RankingStage(Protocol):
 
 @dataclass
 class SearchContext:
-    """What every search needs, built once (by ``service.runtime``)."""
+    """What every search needs, built once (by ``anchorgraph.runtime``)."""
 
     graph: GraphReader
     embedder: Embedder

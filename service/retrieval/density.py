@@ -3,7 +3,7 @@ and (through ``priors``) FD* as a signal of the fusion.
 
 The graph holds each chunk's and document's ``fd_raw`` and length bin, and each bin's running
 statistics (``loaders/fd_stats.py``); FD* is computed here from them when a search reads it
-(``service.factual_density``), so it is always that of the corpus as it is now.
+(``anchorgraph.factual_density``), so it is always that of the corpus as it is now.
 
 * ``FdRerank`` (docs/design.md §3): the top ``fd_pool`` hits scored again as
   ``(1 − λ)·score + λ·FD*_rescaled`` (with mode ``dense`` the score is the cosine; λ = 0.1
@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from service.factual_density import fd_blend
-from service.retrieval.context import SearchRun
-from service.retrieval.fd_read import fd_scores, level_of
-from service.retrieval.types import FdScore, Ranked, Ranking, SearchOptions
+from anchorgraph.factual_density import fd_blend
+from anchorgraph.retrieval.context import SearchRun
+from anchorgraph.retrieval.fd_read import fd_scores, level_of
+from anchorgraph.retrieval.types import FdScore, Ranked, Ranking, SearchOptions
 
 
 class FdRerank:

@@ -29,7 +29,7 @@ to the question::
     s(child) = s(parent) × (1 − w + w·FD*_rescaled(anchor)) × γ × b × (1 − β + β·q(child))
 
 where the parent is the hit (or the supporting chunk one hop nearer), ``anchor`` the chunk the
-hop leaves, FD*_rescaled ∈ [0, 1] its factual density (``service.factual_density``),
+hop leaves, FD*_rescaled ∈ [0, 1] its factual density (``anchorgraph.factual_density``),
 w = ``expand_fd_weight`` (0.25), γ = ``expand_decay`` (0.95) per hop, b = 1 for a link and
 ``bridge_weight`` = (1 − ln m / ln N)² for a bridge through an entity m of the N chunks name,
 q(child) = (1 + cos)/2 ∈ [0, 1] of the child's chunk and the query vector (Neo4j's
@@ -41,7 +41,7 @@ question scores higher. The validation decides *whether* a chunk is kept, not ho
 inherits: multiplying the score by the validation ranked second-hop passages lower.
 
 How the link defaults were chosen, on the tune part of HotpotQA dev500 only (the fixed 70 %,
-``evaluation.metrics.held_aside``; docs/benchmarks.md has the tables): gated beats × cos
+``anchorgraph.evaluation.metrics.held_aside``; docs/benchmarks.md has the tables): gated beats × cos
 (0.865 against 0.843–0.847, flat 0.843); then, with the gate, threshold 0.2 beats 0.3–0.5
 (0.867 against 0.865, 0.857, 0.850; every value below 0.2 ties it) and w = 0.25 with γ = 0.95
 (0.871) is the largest FD* weight within 0.001 of the best (w = 0.1, 0.871; w = 0.5 gives 0.869).
@@ -61,11 +61,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from service.graph.gateway import Row
-from service.graph.queries import Query
-from service.retrieval.context import SearchRun
-from service.retrieval.fd_read import fd_score
-from service.retrieval.types import (
+from anchorgraph.graph.gateway import Row
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.context import SearchRun
+from anchorgraph.retrieval.fd_read import fd_score
+from anchorgraph.retrieval.types import (
     DEFAULT_BRIDGE_THRESHOLD,
     EntityHop,
     Hop,

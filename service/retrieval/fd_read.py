@@ -1,6 +1,6 @@
 """Each hit's FD* as the graph gives it: ``fd_raw``, the length bin and its running statistics,
 and the source type's authority (``cypher/fd/fd_inputs.cypher``), made into FD* by
-``service.factual_density``. Read by the FD* stages (``density``) and multi-signal scoring;
+``anchorgraph.factual_density``. Read by the FD* stages (``density``) and multi-signal scoring;
 hydration reads the same inputs with the hits' texts, so every hit of every search shows its
 FD*."""
 
@@ -9,11 +9,11 @@ from __future__ import annotations
 from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
-from service.factual_density import BinStats, fd_star, rescale
-from service.graph.gateway import Row
-from service.graph.queries import Query
-from service.retrieval.paths import Reader
-from service.retrieval.types import FdScore, SearchOptions
+from anchorgraph.factual_density import BinStats, fd_star, rescale
+from anchorgraph.graph.gateway import Row
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.paths import Reader
+from anchorgraph.retrieval.types import FdScore, SearchOptions
 
 Level = Literal["chunk", "document"]
 

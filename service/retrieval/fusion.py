@@ -1,7 +1,7 @@
 """Score fusion: combine several candidate paths into one score per candidate.
 
 Each path (``"dense"``, ``"bm25"``, ``"tfidf"``, ``"metadata"``, ``"entity"``) gives a score per
-candidate id, already normalised (``service.retrieval.normalise``). Fusion combines them with
+candidate id, already normalised (``anchorgraph.retrieval.normalise``). Fusion combines them with
 configurable weights and a combination mode (sum, max, mean, or reciprocal rank fusion of the
 ranks; docs/design.md §1). The modes are weighted forms of the
 classic combinations of Fox & Shaw 1994 ("Combination of multiple searches", TREC-2) and of

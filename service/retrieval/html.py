@@ -11,7 +11,7 @@ from html import escape
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from service.retrieval.types import Hit, SearchResult
+    from anchorgraph.retrieval.types import Hit, SearchResult
 
 SNIPPET_CHARS = 160
 

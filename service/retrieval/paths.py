@@ -13,10 +13,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from service.graph.gateway import Row
-from service.graph.queries import Query
-from service.graph.shards import CHUNKS, DOCUMENTS, VectorIndexFamily
-from service.retrieval.types import (
+from anchorgraph.graph.gateway import Row
+from anchorgraph.graph.queries import Query
+from anchorgraph.graph.shards import CHUNKS, DOCUMENTS, VectorIndexFamily
+from anchorgraph.retrieval.types import (
     AnalyzedQuery,
     Candidate,
     EmbeddedQuery,
@@ -47,7 +47,7 @@ TFIDF_BOOST_POOL = 5
 
 
 class Reader(Protocol):
-    """Runs one read query; counts round trips (``service.retrieval.context.Trace``)."""
+    """Runs one read query; counts round trips (``anchorgraph.retrieval.context.Trace``)."""
 
     def __call__(self, query: Query, parameters: Mapping[str, Any]) -> Sequence[Row]: ...
 
@@ -96,7 +96,7 @@ class VectorIndexPlan:
 
 def vector_index_plan(k: int, scope: Scope, family: VectorIndexFamily) -> VectorIndexPlan:
     """The graph-wide index of ``family``, asked for ``index_depth`` hits; or the indexes of the
-    searched collections' shards (``service.graph.shards``), each asked for ``k`` when those
+    searched collections' shards (``anchorgraph.graph.shards``), each asked for ``k`` when those
     collections are all their shards hold, else ``FILTER_OVERFETCH × k`` under a filter and
     ``min(MAX_OVERFETCH, COLLECTION_OVERFETCH_MARGIN / shard_share) × k`` otherwise; whichever
     asks for fewer hits in all (shards × depth against the graph-wide depth; a tie goes to the
@@ -145,7 +145,7 @@ class DensePath:
 class Bm25Path:
     """Lucene BM25 through a Neo4j full-text index (over chunk text, or whole documents): the
     index of the query's language, whose analyzer reads the query and the documents in it
-    (``service.text.language``)."""
+    (``anchorgraph.text.language``)."""
 
     def __init__(self, name: PathName, statement: Query, of_documents: bool) -> None:
         self.name, self._statement, self._of_documents = name, statement, of_documents

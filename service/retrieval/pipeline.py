@@ -11,21 +11,28 @@ from __future__ import annotations
 
 import time
 
-from service.retrieval.context import RankingStage, SearchContext, SearchRun, Trace
-from service.retrieval.density import FdRerank
-from service.retrieval.expansion import Expand
-from service.retrieval.fd_read import level_of
-from service.retrieval.priors import FusedPriors
-from service.retrieval.stages import Cut, Feedback, MultiSignal, fuse_candidates, hydrate, retrieve
-from service.retrieval.tuning import ranking_for
-from service.retrieval.types import (
+from anchorgraph.retrieval.context import RankingStage, SearchContext, SearchRun, Trace
+from anchorgraph.retrieval.density import FdRerank
+from anchorgraph.retrieval.expansion import Expand
+from anchorgraph.retrieval.fd_read import level_of
+from anchorgraph.retrieval.priors import FusedPriors
+from anchorgraph.retrieval.stages import (
+    Cut,
+    Feedback,
+    MultiSignal,
+    fuse_candidates,
+    hydrate,
+    retrieve,
+)
+from anchorgraph.retrieval.tuning import ranking_for
+from anchorgraph.retrieval.types import (
     DetectedEntity,
     Hit,
     SearchOptions,
     SearchResult,
     TokenAccount,
 )
-from service.scope import FULL_ACCESS, Access, local_id
+from anchorgraph.scope import FULL_ACCESS, Access, local_id
 
 __all__ = ["DEFAULT_STAGES", "SearchContext", "search"]
 

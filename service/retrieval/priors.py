@@ -4,12 +4,12 @@ like a path, ``stages.rank_candidates``'s ``signals``), so that it moves hits on
 own scale and finds no candidates of its own:
 
 * ``fd`` (``fd_weight``): FD*_rescaled of the candidate, its chunk's at chunk level and its
-  document's at document level (``service.factual_density``; docs/design.md §3);
+  document's at document level (``anchorgraph.factual_density``; docs/design.md §3);
 * ``pagerank`` (``pagerank_weight``): the PageRank of the candidate's document in the link graph
-  (``anchorgraph graph pagerank`` writes it; ``service.link_graph``);
+  (``anchorgraph graph pagerank`` writes it; ``anchorgraph.link_graph``);
 * ``walk`` (``walk_weight``): the candidate's Personalized PageRank in the chunk–entity–link
-  graph around the first ranking's top hits and the query's entities (``service.retrieval.walk``;
-  it depends on the query, unlike the other two).
+  graph around the first ranking's top hits and the query's entities
+  (``anchorgraph.retrieval.walk``; it depends on the query, unlike the other two).
 
 A hit's FD* share is in its ``fd.contribution``; every prior's share in
 ``signal_contributions``.
@@ -20,12 +20,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 
-from service.graph.queries import Query
-from service.retrieval.context import SearchRun
-from service.retrieval.fd_read import fd_scores, level_of
-from service.retrieval.stages import rank_candidates
-from service.retrieval.types import FdScore, Mode, Ranked, Ranking, SearchOptions
-from service.retrieval.walk import walk_scores
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.context import SearchRun
+from anchorgraph.retrieval.fd_read import fd_scores, level_of
+from anchorgraph.retrieval.stages import rank_candidates
+from anchorgraph.retrieval.types import FdScore, Mode, Ranked, Ranking, SearchOptions
+from anchorgraph.retrieval.walk import walk_scores
 
 FD_SIGNAL = "fd"
 PAGERANK_SIGNAL = "pagerank"

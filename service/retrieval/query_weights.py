@@ -28,16 +28,16 @@ each document by its best chunk), ``π`` = 0.5 and ``a`` the search's ``confiden
 High cosines (the model reads the query as it reads the corpus: claims against the evidence
 they paraphrase) shrink the lexical share; low ones (names, rare terms the model has little
 meaning for) grow it. ``a`` = 0 leaves every weight as it is. Chosen one whole corpus left out
-at a time on five dev corpora (``python -m evaluation.loo``; docs/benchmarks.md, "A default for
-every corpus"): every fold chose ``a`` = 1.5. The cosines are those of all-MiniLM-L6-v2; with
-another model ``π`` may need choosing again (the same command).
+at a time on five dev corpora (``python -m anchorgraph.evaluation.loo``; docs/benchmarks.md, "A
+default for every corpus"): every fold chose ``a`` = 1.5. The cosines are those of all-MiniLM-L6-v2;
+with another model ``π`` may need choosing again (the same command).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from service.retrieval.types import DENSE_PATH_NAMES, AnalyzedQuery, PathName
+from anchorgraph.retrieval.types import DENSE_PATH_NAMES, AnalyzedQuery, PathName
 
 # A code holds at least this many digits, and a letter.
 CODE_DIGITS = 3

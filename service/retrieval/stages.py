@@ -19,25 +19,25 @@ from concurrent.futures import Future
 from dataclasses import replace
 from typing import TypeVar
 
-from service.graph.deadline import propagating
-from service.graph.gateway import Row
-from service.graph.queries import Query
-from service.retrieval.analysis import analyse, embed, prepare, query_language
-from service.retrieval.collections import search_scope
-from service.retrieval.context import SearchContext, SearchRun, Trace
-from service.retrieval.fd_read import Level, fd_of, fd_scores
-from service.retrieval.feedback import rocchio
-from service.retrieval.fusion import FusedScore, fuse
-from service.retrieval.normalise import Normalisation, normalise
-from service.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath, Reader
-from service.retrieval.query_weights import dense_confidence, lexical_scale, query_weights
-from service.retrieval.scoring import (
+from anchorgraph.graph.deadline import propagating
+from anchorgraph.graph.gateway import Row
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.analysis import analyse, embed, prepare, query_language
+from anchorgraph.retrieval.collections import search_scope
+from anchorgraph.retrieval.context import SearchContext, SearchRun, Trace
+from anchorgraph.retrieval.fd_read import Level, fd_of, fd_scores
+from anchorgraph.retrieval.feedback import rocchio
+from anchorgraph.retrieval.fusion import FusedScore, fuse
+from anchorgraph.retrieval.normalise import Normalisation, normalise
+from anchorgraph.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath, Reader
+from anchorgraph.retrieval.query_weights import dense_confidence, lexical_scale, query_weights
+from anchorgraph.retrieval.scoring import (
     DocumentSignals,
     SignalWeights,
     entity_coverage,
     score_document,
 )
-from service.retrieval.types import (
+from anchorgraph.retrieval.types import (
     AnalyzedQuery,
     Candidate,
     CollectionSize,
@@ -57,7 +57,7 @@ from service.retrieval.types import (
     Signals,
     Supporting,
 )
-from service.scope import FULL_ACCESS, Access, scoped_all, split_key
+from anchorgraph.scope import FULL_ACCESS, Access, scoped_all, split_key
 
 SINGLE_PATH_MODES = {Mode.DENSE, Mode.BM25, Mode.TFIDF}
 Q = TypeVar("Q", LexicalQuery, EmbeddedQuery, AnalyzedQuery)
@@ -460,7 +460,7 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
     """The hits (and their supporting chunks) with their documents' titles, their chunks' texts
     and the FD* (at ``level``) of those no stage read it for, in one round trip. A hit shows its
     collection, and every id in it is the id within that collection
-    (``service.scope.local_id``)."""
+    (``anchorgraph.scope.local_id``)."""
     if not ranked:
         return []
     supporting = [s.chunk_id for hit in ranked for s in hit.supporting]

@@ -5,7 +5,7 @@ answers can have weights of its own. The fit is deliberately small, so that a fe
 questions can choose it without learning their noise: one scale for the lexical paths against
 the dense ones and one for the small paths (TF-IDF, metadata, entities), each a factor on the
 level's default weights, chosen on a fixed ~70 % of the judged questions by NDCG@10 and reported
-on the other ~30 % (``held_out``). Everything here is pure: ``service.judgments`` runs the
+on the other ~30 % (``held_out``). Everything here is pure: ``anchorgraph.judgments`` runs the
 searches and stores what it chose with the collection (``CollectionRanking``).
 """
 
@@ -16,8 +16,8 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from service.retrieval.fd_read import Level
-from service.retrieval.types import (
+from anchorgraph.retrieval.fd_read import Level
+from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
     DEFAULT_NORMALISATION,
     DEFAULT_RANKING,

@@ -29,12 +29,12 @@ from pydantic import (
 from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
-from service.factual_density import LengthBin
-from service.retrieval.fusion import Fusion
-from service.retrieval.normalise import Normalisation
-from service.retrieval.scoring import SignalBreakdown
-from service.scope import CollectionName
-from service.text.language import Language
+from anchorgraph.factual_density import LengthBin
+from anchorgraph.retrieval.fusion import Fusion
+from anchorgraph.retrieval.normalise import Normalisation
+from anchorgraph.retrieval.scoring import SignalBreakdown
+from anchorgraph.scope import CollectionName
+from anchorgraph.text.language import Language
 
 
 class PathName(StrEnum):
@@ -65,13 +65,14 @@ class Mode(StrEnum):
 
 
 # Default weights per level. Chunk level: chosen on SciFact train and NFCorpus dev
-# (docs/benchmarks.md; `python -m evaluation.tune`): dense against BM25 at about 0.7 / 0.3 with L2
-# normalisation; metadata, entity boosting and TF-IDF stay small: they bring candidates in
-# (identifiers, named entities, rare exact terms) but every 0.1 of their weight cost up to 0.03
+# (docs/benchmarks.md; `python -m anchorgraph.evaluation.tune`): dense against BM25 at about 0.7 /
+# 0.3 with L2 normalisation; metadata, entity boosting and TF-IDF stay small: they bring candidates
+# in (identifiers, named entities, rare exact terms) but every 0.1 of their weight cost up to 0.03
 # NDCG@10 there. Document level: chosen on five corpora of different kinds, one whole corpus left
-# out at a time (`python -m evaluation.loo`; docs/benchmarks.md, "A default for every corpus"),
-# with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a third of it,
-# and the lexical paths' weights follow the dense path's confidence per query (query_weights).
+# out at a time (`python -m anchorgraph.evaluation.loo`; docs/benchmarks.md, "A default for every
+# corpus"), with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a
+# third of it, and the lexical paths' weights follow the dense path's confidence per query
+# (query_weights).
 CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.DENSE: 0.7,
     PathName.BM25: 0.3,
@@ -89,14 +90,14 @@ DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
     PathName.ENTITY: 0.1,
 }
 # The exponent of the lexical paths' scaling by the dense path's confidence
-# (service.retrieval.query_weights), chosen with the weights above; the chunk level keeps its
+# (anchorgraph.retrieval.query_weights), chosen with the weights above; the chunk level keeps its
 # weights as they are (0), where nothing was chosen.
 DOCUMENT_CONFIDENCE_EXPONENT = 1.5
 
 # Every level normalises each path's scores by their L2 norm unless a request says otherwise.
 DEFAULT_NORMALISATION = Normalisation.L2
 
-# A hybrid search of documents fuses with FLOOR_SUM (service.retrieval.fusion): a path that did
+# A hybrid search of documents fuses with FLOOR_SUM (anchorgraph.retrieval.fusion): a path that did
 # not find a document counts as its weakest candidate, not as 0, so a small path (TF-IDF, a
 # lexical path on a corpus where words say little) cannot lift a document just by finding it.
 DEFAULT_DOCUMENT_FUSION = Fusion.FLOOR_SUM
@@ -124,7 +125,7 @@ class LevelFit(BaseModel):
 
 
 class CollectionRanking(BaseModel):
-    """Fusion weights fitted to one collection's judgments (``service.retrieval.tuning``),
+    """Fusion weights fitted to one collection's judgments (``anchorgraph.retrieval.tuning``),
     stored with the collection; hybrid searches of it alone use them."""
 
     model_config = ConfigDict(frozen=True)
@@ -627,12 +628,12 @@ class SearchOptions(BaseModel):
 
 # --- internal values ----------------------------------------------------------------------------
 # Keys from here on: every id a search passes between its stages (chunk, document and entity
-# ids) is the key the graph stores it under, collection first (service.scope); the answer shows
+# ids) is the key the graph stores it under, collection first (anchorgraph.scope); the answer shows
 # the ids within their collection (hydrate).
 @dataclass(frozen=True)
 class CollectionSize:
     """What a search needs to know of a collection: its chunks and its shard (None until the
-    upgrade gives it one, ``service.graph.schema.upgrade``)."""
+    upgrade gives it one, ``anchorgraph.graph.schema.upgrade``)."""
 
     chunks: int
     shard: int | None = None
@@ -729,7 +730,7 @@ class LexicalQuery:
     terms: list[str]  # TF-IDF index terms
     identifier_candidates: list[str]  # entity ids of the codes, serials, acronyms it contains
     entity_candidates: list[str]  # entity ids its n-grams would resolve to
-    language: Language  # whose analyzer the BM25 paths read it with (service.text.language)
+    language: Language  # whose analyzer the BM25 paths read it with (anchorgraph.text.language)
 
 
 @dataclass(frozen=True)
@@ -805,7 +806,7 @@ class PathScore(BaseModel):
 
 
 class FdScore(BaseModel):
-    """A hit's factual density (``service.factual_density``): its chunk's at chunk level, its
+    """A hit's factual density (``anchorgraph.factual_density``): its chunk's at chunk level, its
     document's at document level, with what FD* was computed from and what it added."""
 
     model_config = ConfigDict(frozen=True)
@@ -1045,7 +1046,7 @@ class SearchResult(BaseModel):
     total_ms: float
 
     def _repr_html_(self) -> str:
-        """Jupyter shows a result as a compact table (``service.retrieval.html``)."""
-        from service.retrieval.html import result_html  # it imports this module
+        """Jupyter shows a result as a compact table (``anchorgraph.retrieval.html``)."""
+        from anchorgraph.retrieval.html import result_html  # it imports this module
 
         return result_html(self)

@@ -28,10 +28,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from service.graph.queries import Query
-from service.retrieval.context import SearchRun
-from service.retrieval.expansion import mention_bound
-from service.retrieval.types import Ranking, SearchOptions
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.context import SearchRun
+from anchorgraph.retrieval.expansion import mention_bound
+from anchorgraph.retrieval.types import Ranking, SearchOptions
 
 WALK_DAMPING = 0.5
 WALK_ITERATIONS = 50

@@ -12,13 +12,13 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import sample_corpus
-from service.library import Library, open_library
-from service.retrieval.types import SearchResult
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import sample_corpus
+from anchorgraph.library import Library, open_library
+from anchorgraph.retrieval.types import SearchResult
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -72,7 +72,7 @@ def assert_supporting(metadata: list[dict[str, Any]]) -> None:
 def test_langchain_retriever(library: Library, direct: SearchResult) -> None:
     from langchain_core.documents import Document
 
-    from service.adapters.langchain import AnchorgraphRetriever
+    from anchorgraph.adapters.langchain import AnchorgraphRetriever
 
     retriever = AnchorgraphRetriever(library, **OPTIONS)
     documents = retriever.invoke(QUESTION)
@@ -87,7 +87,7 @@ def test_langchain_retriever(library: Library, direct: SearchResult) -> None:
 
 
 def test_langchain_retriever_refuses_bad_options_when_made(library: Library) -> None:
-    from service.adapters.langchain import AnchorgraphRetriever
+    from anchorgraph.adapters.langchain import AnchorgraphRetriever
 
     with pytest.raises(ValidationError):
         AnchorgraphRetriever(library, k=0)
@@ -116,7 +116,7 @@ def test_graphrag_pipeline_takes_the_retriever_unchanged(
 ) -> None:
     from neo4j_graphrag.generation import GraphRAG
 
-    from service.adapters.graphrag import AnchorgraphRetriever
+    from anchorgraph.adapters.graphrag import AnchorgraphRetriever
 
     retriever = AnchorgraphRetriever(library, **OPTIONS)
     rag = GraphRAG(retriever=retriever, llm=echo_llm())
@@ -148,7 +148,7 @@ def test_graphrag_pipeline_takes_the_retriever_unchanged(
 def test_llamaindex_retriever(library: Library, direct: SearchResult) -> None:
     from llama_index.core.schema import MetadataMode, NodeWithScore
 
-    from service.adapters.llamaindex import AnchorgraphRetriever
+    from anchorgraph.adapters.llamaindex import AnchorgraphRetriever
 
     found = AnchorgraphRetriever(library, **OPTIONS).retrieve(QUESTION)
     assert all(isinstance(f, NodeWithScore) for f in found) and len(found) == 3
@@ -171,7 +171,7 @@ def test_the_example_of_docs_adapters_md_runs(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.graph.driver import neo4j_auth
 
     page = (ROOT / "docs" / "adapters.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)

@@ -7,11 +7,11 @@ import gc
 import pytest
 from fastapi.testclient import TestClient
 
-from service.app import create_app
-from service.errors import GraphUnavailable
-from service.graph.gateway import Graph
-from service.graph.local_server import free_port
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.errors import GraphUnavailable
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import free_port
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 

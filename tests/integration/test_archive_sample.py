@@ -10,13 +10,13 @@ from functools import cache
 
 import pytest
 
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.ingestion import archive_corpus, archive_questions
+from anchorgraph.library import Library
+from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.runtime import Runtime
 from benchmarks.archive_files import ArchiveFile, render_all
-from loaders.files import FileReading
-from loaders.read import read_bytes
-from service.graph.gateway import Graph
-from service.ingestion import archive_corpus, archive_questions
-from service.library import Library
-from service.runtime import Runtime
 
 pytestmark = pytest.mark.integration
 

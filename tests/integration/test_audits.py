@@ -14,13 +14,8 @@ import numpy as np
 import pytest
 from fastapi.testclient import TestClient
 
-from loaders.entities import EntityExtractor
-from loaders.fd_stats import SourceAuthority, set_authorities
-from loaders.ingest import Ingestor
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from service.app import create_app
-from service.audit import (
+from anchorgraph.app import create_app
+from anchorgraph.audit import (
     Condition,
     blindness_audit,
     coverage_audit,
@@ -29,13 +24,18 @@ from service.audit import (
     read_nodes,
     tier_audit,
 )
-from service.embedding import HashEmbedder
-from service.factual_density import FdLevel
-from service.graph.gateway import Graph
-from service.retrieval.context import SearchContext
-from service.retrieval.fd_read import fd_scores
-from service.scope import local_id, scoped
-from service.settings import Settings
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.factual_density import FdLevel
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.fd_stats import SourceAuthority, set_authorities
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.fd_read import fd_scores
+from anchorgraph.scope import local_id, scoped
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -243,8 +243,8 @@ def test_cli_length_and_tiers_print_tables_and_write_plots(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     ingestor.ingest(tiered(by_length=True))
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)

@@ -10,17 +10,17 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
-from loaders.ingest import Ingestor
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.retrieval.context import SearchContext
-from service.retrieval.expansion import bridge_weight, inherited_score, supporting_score
-from service.retrieval.pipeline import search
-from service.retrieval.types import EntityHop, LinkHop, SearchOptions, SearchResult
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.expansion import bridge_weight, inherited_score, supporting_score
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import EntityHop, LinkHop, SearchOptions, SearchResult
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

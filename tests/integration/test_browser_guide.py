@@ -24,18 +24,18 @@ import pytest
 from fastapi.testclient import TestClient
 from uvicorn_thread import served
 
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.ingest import Ingestor
-from service.api.browser import GUIDE, guide_query
-from service.app import create_app
-from service.embedding import HashEmbedder
-from service.factual_density import BinStats, fd_star
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, free_port, throwaway_settings
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.runtime import open_runtime
-from service.settings import Settings
+from anchorgraph.api.browser import GUIDE, guide_query
+from anchorgraph.app import create_app
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.factual_density import BinStats, fd_star
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j, free_port, throwaway_settings
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.runtime import open_runtime
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -122,7 +122,7 @@ def test_the_guide_is_generated_from_the_catalogue_and_every_query_runs(
     kept_landings = {row["landing_id"] for row in first if row["kept"]}
     assert all(row["link"].start_node["id"] in kept_landings for row in hops if row["hop"] == 2)
 
-    # FD* as the search computes it (service.factual_density), from the same bin statistics.
+    # FD* as the search computes it (anchorgraph.factual_density), from the same bin statistics.
     for row in results[Query.BROWSER_FOLDER_FD]:
         assert row["document"].startswith("sample/climate/")
         chunk_id = f"{row['document']}#0"

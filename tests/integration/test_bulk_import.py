@@ -24,19 +24,19 @@ from typing import Any
 import neo4j.time
 import pytest
 
+from anchorgraph.embedding import HashEmbedder, Vectors
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders import graph_writer
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.graph_writer import EmbeddedDocument, EntityRecord, GraphRows, graph_rows
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.runtime import open_runtime
+from anchorgraph.settings import Settings
 from benchmarks.bulk_import import CsvGraph, finish_import, import_into
-from loaders import graph_writer
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.graph_writer import EmbeddedDocument, EntityRecord, GraphRows, graph_rows
-from loaders.ingest import Ingestor
-from loaders.model import Chunk, EntityMention, SourceDocument, Triple
-from loaders.read import read_bytes
-from service.embedding import HashEmbedder, Vectors
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, throwaway_settings
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.runtime import open_runtime
-from service.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -181,7 +181,7 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
         return write(graph, collection, documents, entities, entity_vectors, embedded_entities)
 
     # The ingestor writes through its module's name for it.
-    monkeypatch.setattr("loaders.ingest.write_documents", recording)
+    monkeypatch.setattr("anchorgraph.loaders.ingest.write_documents", recording)
     extractor = PairingExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
     # Small chunks and batches: documents of several chunks, entities met again in later
     # batches (written then without an embedding), links to documents of other batches.

@@ -14,18 +14,18 @@ import pytest
 from typer.testing import CliRunner
 from uvicorn_thread import served
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.read import read_bytes
-from service.app import create_app
-from service.cli import app
-from service.cli_output import console
-from service.embedding import HashEmbedder
-from service.graph.driver import neo4j_auth
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j
-from service.ingestion import read_all, sample_corpus
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.cli import app
+from anchorgraph.cli_output import console
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.graph.driver import neo4j_auth
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j
+from anchorgraph.ingestion import read_all, sample_corpus
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -84,7 +84,7 @@ def test_start_run_and_serve_name_the_password_file_never_the_password(
     monkeypatch.setattr(LocalNeo4j, "start", lambda _self: running)
     served: list[dict[str, Any]] = []
     monkeypatch.setattr("uvicorn.run", lambda app, **options: served.append(options))
-    monkeypatch.setattr("service.app.create_app", lambda settings: object())
+    monkeypatch.setattr("anchorgraph.app.create_app", lambda settings: object())
     runner = CliRunner()
 
     started = runner.invoke(app, ["neo4j", "start"])

@@ -23,25 +23,25 @@ import numpy as np
 import pytest
 from uvicorn_thread import served
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from service.app import create_app
-from service.embedding import (
+from anchorgraph.app import create_app
+from anchorgraph.embedding import (
     Embedder,
     HashEmbedder,
     QueryEmbedder,
     declared_dimension,
     load_query_embedder,
 )
-from service.graph.driver import neo4j_auth
-from service.graph.gateway import Graph
-from service.ingestion import read_all, sample_corpus
-from service.library import open_search
-from service.onnx_encoder import OnnxUnavailable
-from service.runtime import embedding_dimension, query_embedder
-from service.settings import Settings
+from anchorgraph.graph.driver import neo4j_auth
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.ingestion import read_all, sample_corpus
+from anchorgraph.library import open_search
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.onnx_encoder import OnnxUnavailable
+from anchorgraph.runtime import embedding_dimension, query_embedder
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -75,7 +75,7 @@ def anchorgraph(args: Sequence[str], env: dict[str, str], cwd: Path) -> Run:
     imported = frozenset(
         line.rsplit("|", 1)[1].strip().split(".")[0] for line in listing if "|" in line
     )
-    assert "service" in imported, done.stderr[-2000:]  # the listing is there
+    assert "anchorgraph" in imported, done.stderr[-2000:]  # the listing is there
     return Run(done.returncode, done.stdout, "\n".join(messages), imported)
 
 

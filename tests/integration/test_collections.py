@@ -13,12 +13,12 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from loaders.sync import SyncPlan, SyncReport
-from service.graph.gateway import Graph
-from service.ingestion import load_sample
-from service.library import Library
-from service.runtime import Runtime
-from service.settings import Settings
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.ingestion import load_sample
+from anchorgraph.library import Library
+from anchorgraph.loaders.sync import SyncPlan, SyncReport
+from anchorgraph.runtime import Runtime
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -64,8 +64,8 @@ def test_two_folders_with_a_readme_through_the_command_line(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     kb1 = write(tmp_path / "kb1", {"README.md": README_1, "pump.md": "# Pump\n\nP-100.\n"})
     kb2 = write(tmp_path / "kb2", {"README.md": README_2})
@@ -247,8 +247,8 @@ def test_sync_through_the_command_line(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     wiki = write(tmp_path / "wiki", {"a.md": "# A\n\nAlpha.\n", "b.md": "# B\n\nBeta.\n"})
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import neo4j
 import pytest
 
-from service.graph.queries import Query, statements
-from service.settings import Settings
+from anchorgraph.graph.queries import Query, statements
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 

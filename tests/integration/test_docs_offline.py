@@ -20,8 +20,8 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from uvicorn_thread import served
 
-from service.app import create_app
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.settings import Settings
 
 CHROMIUM = Path("/usr/bin/chromium")
 # Long enough for a shared, busy machine; the CDN's files never arrive, however long one waits.

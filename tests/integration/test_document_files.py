@@ -16,6 +16,12 @@ import pytest
 from clients import api_client
 from fastapi.testclient import TestClient
 
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.library import Library
+from anchorgraph.retrieval.types import Hit
+from anchorgraph.runtime import Runtime
+from anchorgraph.settings import Settings
 from benchmarks.document_files import (
     LEDGER_URL,
     REGISTER_URL,
@@ -25,12 +31,6 @@ from benchmarks.document_files import (
     two_page_pdf,
     word_report,
 )
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.library import Library
-from service.retrieval.types import Hit
-from service.runtime import Runtime
-from service.settings import Settings
 
 pytestmark = pytest.mark.integration
 needs_tesseract = pytest.mark.skipif(
@@ -199,8 +199,8 @@ def test_the_command_line_refuses_a_corrupt_file_before_writing(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     locked = tmp_path / "locked.pdf"
     locked.write_bytes(two_page_pdf(encrypt="s3cret"))

@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from evaluation import conditions as conds
-from evaluation.datasets import load_split, source_documents
-from evaluation.metrics import NDCG10, RECALL100
-from evaluation.report import write_all
-from evaluation.run import (
+from anchorgraph import Settings, open_runtime
+from anchorgraph.embedding import Embedder
+from anchorgraph.evaluation import conditions as conds
+from anchorgraph.evaluation.datasets import load_split, source_documents
+from anchorgraph.evaluation.metrics import NDCG10, RECALL100
+from anchorgraph.evaluation.report import write_all
+from anchorgraph.evaluation.run import (
     EVAL_COLLECTION,
     EvalConfig,
     build_report,
@@ -21,7 +23,8 @@ from evaluation.run import (
     graph_facts,
     prepare_graph,
 )
-from service import Embedder, Query, SchemaMode, Settings, open_runtime
+from anchorgraph.graph.queries import Query
+from anchorgraph.graph.schema import SchemaMode
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

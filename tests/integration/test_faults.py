@@ -35,19 +35,19 @@ from fastapi.testclient import TestClient
 from neo4j.exceptions import ConstraintError
 from uvicorn_thread import served
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.read import read_bytes
-from service.api.documents import COMMIT_GRACE_S
-from service.app import create_app
-from service.embedding import Embedder, HashEmbedder
-from service.errors import DeadlineExceeded
-from service.graph.deadline import Deadline, within
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, throwaway_settings
-from service.ingestion import sample_corpus, sample_gazetteer
-from service.runtime import open_runtime
-from service.settings import Settings
+from anchorgraph.api.documents import COMMIT_GRACE_S
+from anchorgraph.app import create_app
+from anchorgraph.embedding import Embedder, HashEmbedder
+from anchorgraph.errors import DeadlineExceeded
+from anchorgraph.graph.deadline import Deadline, within
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
+from anchorgraph.ingestion import sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.runtime import open_runtime
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -461,7 +461,7 @@ def ingest_command(settings: Settings, folder: Path) -> tuple[list[str], dict[st
         "ANCHORGRAPH_EMBEDDING_ONNX_QUERIES": "false",  # batches embed through torch anyway
     }
     command = [
-        sys.executable, "-c", "from service.cli import main; main()", "ingest", str(folder),
+        sys.executable, "-c", "from anchorgraph.cli import main; main()", "ingest", str(folder),
         "--batch-size", "3", "--threads", "1", "--gazetteer", str(sample_gazetteer()),
     ]  # fmt: skip
     return command, environment

@@ -10,21 +10,21 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.fd_stats import bin_stats
-from loaders.ingest import Ingestor
-from service.app import create_app
-from service.embedding import Embedder
-from service.factual_density import FdLevel, LengthBin, length_bin
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.retrieval.context import SearchContext
-from service.retrieval.fd_read import fd_of
-from service.retrieval.pipeline import search
-from service.retrieval.types import Mode, SearchOptions
-from service.scope import DEFAULT_COLLECTION
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.embedding import Embedder
+from anchorgraph.factual_density import FdLevel, LengthBin, length_bin
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.fd_stats import bin_stats
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.fd_read import fd_of
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import Mode, SearchOptions
+from anchorgraph.scope import DEFAULT_COLLECTION
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -8,16 +8,16 @@ from collections import defaultdict
 
 import pytest
 
-from loaders.entities import EntityExtractor
-from loaders.fd_stats import FdBinRow, bin_stats, needs_refit, refit
-from loaders.ingest import Ingestor
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from service.audit.nodes import FdNode, read_nodes
-from service.embedding import HashEmbedder
-from service.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
-from service.graph.gateway import Graph
-from service.settings import Settings
+from anchorgraph.audit.nodes import FdNode, read_nodes
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.fd_stats import FdBinRow, bin_stats, needs_refit, refit
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -161,8 +161,8 @@ def test_fd_commands(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])

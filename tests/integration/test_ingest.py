@@ -16,17 +16,17 @@ from pathlib import Path
 import neo4j
 import pytest
 
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.ingest import Ingestor
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from service.embedding import Embedder, HashEmbedder, Vectors
-from service.factual_density import fd_raw
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.settings import Settings
-from service.text.terms import index_terms
+from anchorgraph.embedding import Embedder, HashEmbedder, Vectors
+from anchorgraph.factual_density import fd_raw
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.settings import Settings
+from anchorgraph.text.terms import index_terms
 
 pytestmark = pytest.mark.integration
 
@@ -372,8 +372,8 @@ def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
     import torch
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     folder = tmp_path / "notes"
     folder.mkdir()

@@ -23,14 +23,14 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from loaders.read import read_bytes
-from service.app import create_app
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.runtime import Runtime
-from service.settings import Settings
-from service.text.normalise import normalise_text
+from anchorgraph.app import create_app
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.runtime import Runtime
+from anchorgraph.settings import Settings
+from anchorgraph.text.normalise import normalise_text
 
 pytestmark = pytest.mark.integration
 

@@ -23,16 +23,16 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.read import read_bytes
-from service.app import create_app
-from service.embedding import HashEmbedder
-from service.graph.gateway import Graph
-from service.library import Searcher
-from service.runtime import open_runtime
-from service.scope import Access
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.library import Searcher
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.runtime import open_runtime
+from anchorgraph.scope import Access
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -254,7 +254,7 @@ MCP_CALLS = st.one_of(
 @pytest.fixture(scope="module")
 def mcp_server(two_collections: Settings, fake_embedder: HashEmbedder) -> Iterator[Any]:
     pytest.importorskip("mcp")
-    from service.adapters.mcp import build_server
+    from anchorgraph.adapters.mcp import build_server
 
     with open_runtime(
         two_collections, schema="verify", embedder_factory=lambda _: fake_embedder

@@ -9,9 +9,9 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from service.graph.gateway import Graph
-from service.library import Library
-from service.runtime import Runtime
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.library import Library
+from anchorgraph.runtime import Runtime
 
 pytestmark = pytest.mark.integration
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-from service.embedding import Embedder
-from service.errors import InvalidInput, NotFound
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.library import Library, open_library
-from service.retrieval.types import SearchOptions, SearchResult
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.errors import InvalidInput, NotFound
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.library import Library, open_library
+from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -45,8 +45,8 @@ def library(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[Li
 def test_the_sample_is_written_once_whoever_loads_it(
     library: Library, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from service.cli import _load_sample  # what `anchorgraph run` (`make run`) does
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import _load_sample  # what `anchorgraph run` (`make run`) does
+    from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
@@ -145,7 +145,7 @@ def test_results_render_as_a_table_in_jupyter(library: Library) -> None:
 
 
 def test_a_neighbourhood_becomes_a_networkx_graph(library: Library) -> None:
-    from service.adapters.notebook import neighbourhood_graph, neighbourhood_of
+    from anchorgraph.adapters.notebook import neighbourhood_graph, neighbourhood_of
 
     found = neighbourhood_of(library, FOUNDING, collection="sample", depth=1)
     graph = neighbourhood_graph(found)
@@ -173,7 +173,7 @@ def test_the_example_of_docs_library_md_runs(
     monkeypatch: pytest.MonkeyPatch,
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.graph.driver import neo4j_auth
 
     text = (ROOT / "docs" / "library.md").read_text(encoding="utf-8")
     blocks = re.findall(r"```python\n(.*?)```", text, flags=re.DOTALL)

@@ -12,16 +12,16 @@ import networkx as nx
 import pytest
 from fastapi.testclient import TestClient
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from service.api.graph import TEXT_CHARS, neighbourhood
-from service.app import create_app
-from service.embedding import HashEmbedder
-from service.graph.gateway import Graph
-from service.link_graph import pagerank, read_link_graph, run_pagerank
-from service.settings import Settings
+from anchorgraph.api.graph import TEXT_CHARS, neighbourhood
+from anchorgraph.app import create_app
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.link_graph import pagerank, read_link_graph, run_pagerank
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -94,7 +94,7 @@ def test_pagerank_is_written_back_as_the_prior(linked: Graph) -> None:
         pagerank(read_link_graph(linked, "default"))
     )
     # What fusion reads (search/document_priors.cypher) is the stored score.
-    from service.graph.queries import Query
+    from anchorgraph.graph.queries import Query
 
     keys = ["default/c.md", "default/missing.md"]
     rows = linked.read(Query.DOCUMENT_PRIORS, {"document_ids": keys})
@@ -111,8 +111,8 @@ def test_cli_export_and_pagerank(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])

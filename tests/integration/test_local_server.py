@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from service.errors import LocalServerError
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, _alive, free_port
-from service.settings import Settings
+from anchorgraph.errors import LocalServerError
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j, _alive, free_port
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -17,14 +17,14 @@ from typing import Any
 import anyio
 import pytest
 
-from service.embedding import Embedder
-from service.graph.driver import neo4j_auth
-from service.graph.gateway import Graph
-from service.graph.local_server import free_port
-from service.graph.queries import Query, cypher
-from service.ingestion import sample_corpus
-from service.library import open_library
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.driver import neo4j_auth
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import free_port
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import sample_corpus
+from anchorgraph.library import open_library
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -11,11 +11,11 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.local_server import free_port
-from service.retrieval.context import SearchContext
-from service.runtime import Runtime
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import free_port
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.runtime import Runtime
 
 pytestmark = pytest.mark.integration
 

@@ -12,17 +12,17 @@ from collections.abc import Iterator
 
 import pytest
 
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.ingest import Ingestor
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.retrieval.analysis import analyse, embed, prepare
-from service.retrieval.paths import PATHS
-from service.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, PathName, Scope
-from service.scope import split_key
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.retrieval.analysis import analyse, embed, prepare
+from anchorgraph.retrieval.paths import PATHS
+from anchorgraph.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, PathName, Scope
+from anchorgraph.scope import split_key
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -22,15 +22,15 @@ import ir_measures
 import pytest
 from ir_measures import nDCG
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.read import read_beir_corpus
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.retrieval.context import SearchContext
-from service.retrieval.pipeline import search
-from service.retrieval.types import Mode, SearchOptions
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.read import read_beir_corpus
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import Mode, SearchOptions
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -15,9 +15,9 @@ import pytest
 from clients import api_client
 from fastapi.testclient import TestClient
 
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -17,13 +17,13 @@ from fastapi.testclient import TestClient
 from neo4j.exceptions import ClientError
 from pydantic import SecretStr
 
-from service.app import create_app
-from service.embedding import HashEmbedder
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j
-from service.graph.queries import Query, cypher
-from service.runtime import Runtime, open_runtime
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.runtime import Runtime, open_runtime
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 

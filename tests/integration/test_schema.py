@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from service.embedding import Embedder
-from service.errors import InvalidInput, SchemaMissing
-from service.graph.gateway import Graph
-from service.graph.schema import apply_schema, expected_indexes, index_states, verify_schema
+from anchorgraph.embedding import Embedder
+from anchorgraph.errors import InvalidInput, SchemaMissing
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.schema import apply_schema, expected_indexes, index_states, verify_schema
 
 pytestmark = pytest.mark.integration
 

@@ -10,19 +10,19 @@ from collections.abc import Iterator
 import pytest
 from fastapi.testclient import TestClient
 
-from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
-from loaders.ingest import Ingestor
-from loaders.read import read_bytes
-from service.app import create_app
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.retrieval.context import SearchContext
-from service.retrieval.pipeline import search
-from service.retrieval.types import Filters, Mode, PathName, SearchOptions, SearchResult
-from service.scope import DEFAULT_COLLECTION, local_id, scoped
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import Filters, Mode, PathName, SearchOptions, SearchResult
+from anchorgraph.scope import DEFAULT_COLLECTION, local_id, scoped
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -220,8 +220,8 @@ def test_cli_search(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])

@@ -23,23 +23,23 @@ import pytest
 from fastapi import FastAPI
 from uvicorn_thread import served
 
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.ingest import Ingestor
-from loaders.read import read_bytes
-from service.api.warm import (
+from anchorgraph.api.warm import (
     FIRST_SEARCHES,
     IN_COLLECTION_SEARCHES,
     WARM_DOCUMENT_ID,
     WARM_QUERIES,
     WARM_SEARCHES,
 )
-from service.app import create_app
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.retrieval.types import DEFAULT_RANKING
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.retrieval.types import DEFAULT_RANKING
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

@@ -29,12 +29,12 @@ from fastapi.testclient import TestClient
 from pydantic import SecretStr
 from uvicorn_thread import served
 
-from service.app import create_app
-from service.embedding import Embedder
-from service.errors import GraphUnavailable
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, free_port
-from service.settings import Settings
+from anchorgraph.app import create_app
+from anchorgraph.embedding import Embedder
+from anchorgraph.errors import GraphUnavailable
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j, free_port
+from anchorgraph.settings import Settings
 
 # Logging through the standard loggers (no uvicorn log config, every level): pytest's capture
 # sees the access log too, which the secret checks read.

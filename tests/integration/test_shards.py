@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from service.graph.gateway import Graph
-from service.graph.schema import upgrade
-from service.graph.shards import CHUNKS, DOCUMENTS, SHARDS
-from service.library import Library
-from service.runtime import Runtime
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.schema import upgrade
+from anchorgraph.graph.shards import CHUNKS, DOCUMENTS, SHARDS
+from anchorgraph.library import Library
+from anchorgraph.runtime import Runtime
 
 pytestmark = pytest.mark.integration
 

@@ -13,17 +13,17 @@ from typing import Any
 import neo4j
 import pytest
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.read import read_bytes
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.retrieval.analysis import prepare
-from service.retrieval.paths import TfidfPath
-from service.retrieval.types import Candidate, Scope
-from service.scope import local_id
-from service.text.terms import index_terms
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.retrieval.analysis import prepare
+from anchorgraph.retrieval.paths import TfidfPath
+from anchorgraph.retrieval.types import Candidate, Scope
+from anchorgraph.scope import local_id
+from anchorgraph.text.terms import index_terms
 
 pytestmark = [pytest.mark.integration]
 

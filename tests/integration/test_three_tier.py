@@ -12,11 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.model import SourceDocument
-from loaders.read import read_bytes
-from service.audit import (
+from anchorgraph.audit import (
     Condition,
     blindness_audit,
     coverage_audit,
@@ -24,14 +20,18 @@ from service.audit import (
     read_nodes,
     tier_audit,
 )
-from service.embedding import Embedder
-from service.factual_density import FdLevel
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.retrieval.context import SearchContext
-from service.retrieval.pipeline import search
-from service.retrieval.types import Hit, Mode, SearchOptions
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.factual_density import FdLevel
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import read_bytes
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import Hit, Mode, SearchOptions
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -168,8 +168,8 @@ def test_cli_coverage_and_blindness(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])

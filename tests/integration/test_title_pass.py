@@ -8,16 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from loaders.entities import EntityExtractor
-from loaders.ingest import Ingestor
-from loaders.model import SourceDocument
-from loaders.title_links import TITLE_LINK_MARK, link_corpus
-from loaders.title_pass import link_titles_in_graph
-from service.embedding import Embedder
-from service.graph.gateway import Graph
-from service.graph.queries import Query, cypher
-from service.ingestion import read_all, sample_corpus
-from service.settings import Settings
+from anchorgraph.embedding import Embedder
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.ingestion import read_all, sample_corpus
+from anchorgraph.loaders.entities import EntityExtractor
+from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.title_links import TITLE_LINK_MARK, link_corpus
+from anchorgraph.loaders.title_pass import link_titles_in_graph
+from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
@@ -123,8 +123,8 @@ def test_cli_link_titles(
 ) -> None:
     from typer.testing import CliRunner
 
-    from service.cli import app
-    from service.graph.driver import neo4j_auth
+    from anchorgraph.cli import app
+    from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])

@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from service.errors import InvalidInput, NotFound
-from service.graph.gateway import Graph
-from service.judgments import collection_judgments, reset_ranking, tune_collection
-from service.library import Library
-from service.retrieval.tuning import held_out, ndcg_at
-from service.retrieval.types import DEFAULT_RANKING
-from service.runtime import Runtime
+from anchorgraph.errors import InvalidInput, NotFound
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.judgments import collection_judgments, reset_ranking, tune_collection
+from anchorgraph.library import Library
+from anchorgraph.retrieval.tuning import held_out, ndcg_at
+from anchorgraph.retrieval.types import DEFAULT_RANKING
+from anchorgraph.runtime import Runtime
 
 pytestmark = pytest.mark.integration
 

@@ -19,20 +19,20 @@ from typing import Any
 import numpy as np
 import pytest
 
-from loaders.entities import EntityExtractor, load_gazetteer
-from loaders.ingest import Ingestor, document_vector
-from service.embedding import HashEmbedder
-from service.errors import SchemaMissing
-from service.graph.gateway import Graph
-from service.graph.local_server import LocalNeo4j, throwaway_settings
-from service.graph.queries import Query, cypher
-from service.graph.schema import apply_schema, verify_schema
-from service.ingestion import read_all, sample_corpus, sample_gazetteer
-from service.retrieval.context import SearchContext
-from service.retrieval.pipeline import search
-from service.retrieval.types import SearchOptions
-from service.runtime import open_graph, open_runtime
-from service.settings import Settings
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.errors import SchemaMissing
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
+from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.graph.schema import apply_schema, verify_schema
+from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.loaders.ingest import Ingestor, document_vector
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import SearchOptions
+from anchorgraph.runtime import open_graph, open_runtime
+from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 

@@ -15,11 +15,11 @@ from fastapi.testclient import TestClient
 from jsonschema import Draft202012Validator
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
-from service.api.errors import PROBLEM_JSON, install_error_handlers
-from service.app import create_app
-from service.errors import GraphUnavailable, LocalServerError
-from service.retrieval.types import VISIBLE_CHARACTER, SearchOptions, Text
-from service.settings import Settings
+from anchorgraph.api.errors import PROBLEM_JSON, install_error_handlers
+from anchorgraph.app import create_app
+from anchorgraph.errors import GraphUnavailable, LocalServerError
+from anchorgraph.retrieval.types import VISIBLE_CHARACTER, SearchOptions, Text
+from anchorgraph.settings import Settings
 
 ERROR_TYPES = {
     400: "invalid-input",

@@ -1,4 +1,5 @@
-"""Only ``service.runtime`` builds the heavy things: a connection to Neo4j and an embedding model.
+"""Only ``anchorgraph.runtime`` builds the heavy things: a connection to Neo4j and an
+embedding model.
 
 Import direction is checked by import-linter (``make check``); this checks the calls, by reading
 every module of the project's packages.
@@ -10,7 +11,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
-PACKAGES = ("service", "loaders", "evaluation", "benchmarks")
+PACKAGES = ("service", "loaders", "evaluation", "benchmarks")  # folders
 
 # What may be called where: everything else goes through open_runtime.
 ALLOWED = {

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from service.audit.blindness import Condition, composition, condition_options
-from service.audit.coverage import Neighbour, covering, keywords, read_claims
-from service.audit.length import length_audit, pearson
-from service.audit.nodes import FdNode
-from service.audit.tiers import TierRow, sd_between, tier_audit, tier_rows
-from service.errors import InvalidInput
-from service.factual_density import BinStats, FdLevel, LengthBin, fd_star
-from service.retrieval.types import Mode
+from anchorgraph.audit.blindness import Condition, composition, condition_options
+from anchorgraph.audit.coverage import Neighbour, covering, keywords, read_claims
+from anchorgraph.audit.length import length_audit, pearson
+from anchorgraph.audit.nodes import FdNode
+from anchorgraph.audit.tiers import TierRow, sd_between, tier_audit, tier_rows
+from anchorgraph.errors import InvalidInput
+from anchorgraph.factual_density import BinStats, FdLevel, LengthBin, fd_star
+from anchorgraph.retrieval.types import Mode
 
 HEALTHFC = Path(__file__).resolve().parents[3] / "shared/datasets/healthfc/Datensatz.csv"
 

@@ -12,12 +12,12 @@ from pathlib import Path
 import pytest
 import yaml
 
-from service.api.browser import GUIDE, GUIDE_TITLE, cypher_literal, guide_html, guide_query
-from service.api.warm import Warmer, WarmUp
-from service.errors import GraphUnavailable
-from service.graph.local_server import browser_settings
-from service.graph.queries import Query
-from service.settings import Settings
+from anchorgraph.api.browser import GUIDE, GUIDE_TITLE, cypher_literal, guide_html, guide_query
+from anchorgraph.api.warm import Warmer, WarmUp
+from anchorgraph.errors import GraphUnavailable
+from anchorgraph.graph.local_server import browser_settings
+from anchorgraph.graph.queries import Query
+from anchorgraph.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,8 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from service.cli_output import DEFAULT
-from service.scope import DEFAULT_COLLECTION
+from anchorgraph.cli_output import DEFAULT
+from anchorgraph.scope import DEFAULT_COLLECTION
 
 ANCHORGRAPH = Path(sys.executable).parent / "anchorgraph"
 HEAVY = (
@@ -39,7 +39,7 @@ EVERY_HELP = """
 import json, sys
 import typer
 from typer.testing import CliRunner
-from service.cli import app
+from anchorgraph.cli import app
 
 def paths(command, prefix):
     yield prefix
@@ -79,7 +79,7 @@ def test_every_help_imports_nothing_heavy() -> None:
     assert all(helps[path] == [0, True] for path in helps), helps
     assert report["loaded"] == []
     # For the same reason cli_output writes the default collection out rather than import
-    # service.scope (and pydantic with it): the two must agree.
+    # anchorgraph.scope (and pydantic with it): the two must agree.
     assert DEFAULT == DEFAULT_COLLECTION
 
 
@@ -99,5 +99,5 @@ def test_the_installed_command_imports_nothing_heavy_for_its_help() -> None:
         for line in done.stderr.splitlines()
         if line.startswith("import time:") and "|" in line
     }
-    assert "service.cli" in imported  # the listing is of this program's imports
+    assert "anchorgraph.cli" in imported  # the listing is of this program's imports
     assert {name.split(".")[0] for name in imported} & set(HEAVY) == set()

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 import typer
 
-from service.cli_output import clear_errors, refuse
-from service.errors import InvalidInput
+from anchorgraph.cli_output import clear_errors, refuse
+from anchorgraph.errors import InvalidInput
 
 LONG = (
     "'kb1/README.md' came from /home/ana/kb1/README.md, not from /home/ana/kb2/README.md: "

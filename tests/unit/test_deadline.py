@@ -12,9 +12,9 @@ from clients import app_seconds
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from service.api.deadline import install_deadline
-from service.errors import DeadlineExceeded
-from service.graph.deadline import Deadline, current, paused, propagating, within
+from anchorgraph.api.deadline import install_deadline
+from anchorgraph.errors import DeadlineExceeded
+from anchorgraph.graph.deadline import Deadline, current, paused, propagating, within
 
 
 def test_a_bound_is_the_shorter_of_the_timeout_and_the_time_left() -> None:

@@ -85,16 +85,16 @@ def test_every_link_leads_somewhere(page: Path) -> None:
 
 
 def test_the_openapi_document_speaks_plainly() -> None:
-    from service.app import create_app
-    from service.settings import Settings
+    from anchorgraph.app import create_app
+    from anchorgraph.settings import Settings
 
     document = create_app(Settings(_env_file=None)).openapi()  # type: ignore[call-arg]
     assert unknown_words(str(document)) == []
 
 
 def test_the_mcp_tools_speak_plainly() -> None:
-    from service.adapters.mcp import build_server
-    from service.library import Searcher
+    from anchorgraph.adapters.mcp import build_server
+    from anchorgraph.library import Searcher
 
     # Listing the tools reads their schemas only; the searcher is first used by a call.
     server = build_server(cast(Searcher, object()))
@@ -107,7 +107,7 @@ def test_the_command_line_help_speaks_plainly() -> None:
     import typer
     from typer.testing import CliRunner
 
-    from service.cli import app
+    from anchorgraph.cli import app
 
     def paths(command: Any, path: list[str]) -> list[list[str]]:
         # Typer 0.29 carries its own click; its groups are the commands with sub-commands.

@@ -7,7 +7,7 @@ import statistics
 
 import pytest
 
-from service.factual_density import (
+from anchorgraph.factual_density import (
     BinStats,
     LengthBin,
     fd_blend,
@@ -111,7 +111,7 @@ def test_blend_is_the_seed_composite() -> None:
 
 
 def test_a_fit_bins_every_node_and_counts_each_bin() -> None:
-    from loaders.fd_stats import fitted_bins
+    from anchorgraph.loaders.fd_stats import fitted_bins
 
     nodes = [(length, length / 1000) for length in [5, 9, 12, 20, 31, 40]]
     fit = fitted_bins(nodes)
@@ -128,7 +128,7 @@ def test_a_fit_bins_every_node_and_counts_each_bin() -> None:
 def test_configured_length_bins_must_be_ordered(monkeypatch: pytest.MonkeyPatch) -> None:
     from pydantic import ValidationError
 
-    from service.settings import Settings
+    from anchorgraph.settings import Settings
 
     monkeypatch.setenv("ANCHORGRAPH_FD_DOCUMENT_BOUNDS", "[120, 400]")
     assert Settings().fd_document_bounds == (120, 400)

@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from loaders.ingest import document_language
-from loaders.model import SourceDocument
-from service.cli import app
-from service.retrieval.analysis import query_language
-from service.retrieval.types import Scope
-from service.text.language import Language, detect_language, language_labels, language_of
+from anchorgraph.cli import app
+from anchorgraph.loaders.ingest import document_language
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.retrieval.analysis import query_language
+from anchorgraph.retrieval.types import Scope
+from anchorgraph.text.language import Language, detect_language, language_labels, language_of
 
 PT, IT, EN = Language.PORTUGUESE, Language.ITALIAN, Language.ENGLISH
 
@@ -69,13 +69,13 @@ def test_the_command_line_refuses_a_language_it_does_not_analyse() -> None:
 def test_the_api_offers_exactly_the_languages_anchorgraph_analyses() -> None:
     from typing import get_args
 
-    from service.api.schemas import LanguageCode
+    from anchorgraph.api.schemas import LanguageCode
 
     assert set(get_args(LanguageCode)) == {language.value for language in Language}
 
 
 def test_a_language_counts_for_a_collection_from_a_twentieth_of_its_documents() -> None:
-    from service.retrieval.collections import languages_of
+    from anchorgraph.retrieval.collections import languages_of
 
     assert languages_of({"en": 4_849, "it": 9}) == {EN}  # a few misdetected: not a language
     assert languages_of({"pt": 18, "it": 3}) == {PT, IT}
@@ -83,7 +83,7 @@ def test_a_language_counts_for_a_collection_from_a_twentieth_of_its_documents() 
 
 
 def test_a_write_changes_the_counts_of_the_languages_it_wrote_and_removed() -> None:
-    from loaders.graph_writer import language_changes
+    from anchorgraph.loaders.graph_writer import language_changes
 
     assert language_changes(["pt", "pt", "en"], ["pt", "it"]) == [
         {"language": "en", "change": 1},

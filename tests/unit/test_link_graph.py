@@ -8,9 +8,9 @@ from pathlib import Path
 import networkx as nx
 import pytest
 
-from service.api.graph import TEXT_CHARS, bounded, caption, visible_properties
-from service.errors import InvalidInput
-from service.link_graph import (
+from anchorgraph.api.graph import TEXT_CHARS, bounded, caption, visible_properties
+from anchorgraph.errors import InvalidInput
+from anchorgraph.link_graph import (
     build_digraph,
     export_graphml,
     iterations_bound,

@@ -8,14 +8,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from service.graph.local_server import (
+from anchorgraph.graph.local_server import (
     _PLAN_CACHE,
     LocalNeo4j,
     _java_feature_version,
     population_buffer_mb,
     vector_index_settings,
 )
-from service.settings import Settings
+from anchorgraph.settings import Settings
 
 
 @pytest.mark.parametrize(

@@ -14,8 +14,8 @@ try:  # sentence-transformers 6 moved the modules (the old path warns)
 except ImportError:  # 3.x-5.x
     from sentence_transformers.models import Pooling, Transformer
 
-from service.embedding import SentenceTransformerEmbedder, resolve_model_path
-from service.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
+from anchorgraph.embedding import SentenceTransformerEmbedder, resolve_model_path
+from anchorgraph.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
 
 MODEL = "all-MiniLM-L6-v2"
 TEXTS = [
@@ -67,7 +67,7 @@ def test_a_damaged_export_falls_back_to_torch_then_is_rebuilt(
     first = SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path)
     (export,) = (tmp_path / "onnx").glob("*.onnx")
     export.write_bytes(b"not a model")
-    with caplog.at_level(logging.WARNING, logger="service.embedding"):
+    with caplog.at_level(logging.WARNING, logger="anchorgraph.embedding"):
         damaged = SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path)
     assert damaged.runtime == "torch"
     assert "queries are embedded through torch" in caplog.text

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from service.graph.queries import Query, all_files, as_parameters, statements, text
+from anchorgraph.graph.queries import Query, all_files, as_parameters, statements, text
 
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
 

@@ -11,8 +11,8 @@ import anyio
 import pytest
 from pydantic import ValidationError
 
-from service.api.schemas import VISIBLE_CHARACTER
-from service.library import Searcher
+from anchorgraph.api.schemas import VISIBLE_CHARACTER
+from anchorgraph.library import Searcher
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
     ({"query": " \t\u200b"}, "String should hold a visible character, not only whitespace"),
@@ -33,7 +33,7 @@ def test_the_mcp_tool_publishes_and_applies_the_rules() -> None:
     pytest.importorskip("mcp")
     from mcp.server.fastmcp.exceptions import ToolError
 
-    from service.adapters.mcp import build_server
+    from anchorgraph.adapters.mcp import build_server
 
     server = build_server(NoSearch())  # type: ignore[arg-type]
 

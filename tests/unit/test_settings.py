@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from service.settings import Settings
+from anchorgraph.settings import Settings
 
 
 def test_environment_prefix_and_local_defaults(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -7,7 +7,7 @@ import unicodedata
 
 import pytest
 
-from service.text.normalise import normalise_text, normalise_with_offsets
+from anchorgraph.text.normalise import normalise_text, normalise_with_offsets
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,7 @@ import time
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from service.api.warm import Requests, RequestsMiddleware
+from anchorgraph.api.warm import Requests, RequestsMiddleware
 
 
 def test_quiet_when_nothing_is_in_flight_once_the_pause_has_lasted() -> None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from evaluation import conditions
-from evaluation.conditions import (
+from anchorgraph import SearchOptions
+from anchorgraph.evaluation import conditions
+from anchorgraph.evaluation.conditions import (
     Ranked,
     Spec,
     best_chunk_per_document,
@@ -17,7 +18,7 @@ from evaluation.conditions import (
     search_options,
     tokenize,
 )
-from service import DOCUMENT_PATH_WEIGHTS, PathName, SearchOptions
+from anchorgraph.retrieval.types import DOCUMENT_PATH_WEIGHTS, PathName
 
 
 def test_tokenisation_is_lowercase_word_runs() -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.datasets import available_splits, load_split, source_documents
+from anchorgraph.evaluation.datasets import available_splits, load_split, source_documents
 
 
 @pytest.fixture

@@ -1,6 +1,6 @@
 """Leave one dataset out on a small fixed slice of the five dev caches (tests/fixtures/loo, made
-with ``evaluation.loo.slice_cache``: the first 16 queries by id per split, 30 candidates per
-path): the folds choose without the split they are scored on, and the figures are pinned."""
+with ``anchorgraph.evaluation.loo.slice_cache``: the first 16 queries by id per split, 30 candidates
+per path): the folds choose without the split they are scored on, and the figures are pinned."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
-from evaluation.loo import (
+from anchorgraph.evaluation.loo import (
     Peers,
     Study,
     candidates,
@@ -21,8 +21,8 @@ from evaluation.loo import (
     report,
     setting_text,
 )
-from evaluation.metrics import held_aside, part_mean
-from evaluation.tune import Replay
+from anchorgraph.evaluation.metrics import held_aside, part_mean
+from anchorgraph.evaluation.tune import Replay
 
 SLICE = Path(__file__).parents[2] / "fixtures" / "loo"
 # Twelve of the grid as the weights name them, both fusions among them, and six of the floor sum

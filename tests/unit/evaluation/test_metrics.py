@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from evaluation.metrics import (
+from anchorgraph.evaluation.metrics import (
     ALL_GOLD5,
     ALL_GOLD10,
     MRR10,

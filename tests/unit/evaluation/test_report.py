@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.metrics import MRR10, NDCG10, RECALL100, TIERS5, held_aside, tier_share
-from evaluation.report import (
+from anchorgraph.evaluation.metrics import MRR10, NDCG10, RECALL100, TIERS5, held_aside, tier_share
+from anchorgraph.evaluation.report import (
     ConditionResult,
     EvalReport,
     fd_comparisons,

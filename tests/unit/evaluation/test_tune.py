@@ -13,25 +13,24 @@ import numpy as np
 import numpy.typing as npt
 import pytest
 
-from evaluation.tune import CachedQuery, Config, Found, Replay, Vectors, with_feedback
-from service import (
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.evaluation.tune import CachedQuery, Config, Found, Replay, Vectors, with_feedback
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.feedback import rocchio
+from anchorgraph.retrieval.fusion import Fusion
+from anchorgraph.retrieval.normalise import Normalisation
+from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.types import (
     AnalyzedQuery,
     Candidate,
     DetectedEntity,
-    Fusion,
-    HashEmbedder,
-    Language,
     Mode,
-    Normalisation,
     PathName,
-    Query,
-    SearchContext,
     SignalWeightsIn,
-    local_id,
-    rocchio,
-    scoped,
-    search,
 )
+from anchorgraph.scope import local_id, scoped
+from anchorgraph.text.language import Language
 
 D, B, T, DD, DB = (PathName.DENSE, PathName.BM25, PathName.TFIDF, PathName.DOC_DENSE,
                    PathName.DOC_BM25)  # fmt: skip

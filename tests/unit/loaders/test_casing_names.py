@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from evaluation.run import EvalConfig
-from loaders.entities import EntityExtractor, GazetteerEntry
-from loaders.model import Chunk
-from loaders.names import NAME, NameCasing, name_spans
-from service.runtime import load_extractor
-from service.settings import Settings
+from anchorgraph.evaluation.run import EvalConfig
+from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry
+from anchorgraph.loaders.model import Chunk
+from anchorgraph.loaders.names import NAME, NameCasing, name_spans
+from anchorgraph.runtime import load_extractor
+from anchorgraph.settings import Settings
 
 
 def names(*texts: str) -> list[list[str]]:

@@ -7,9 +7,9 @@ from itertools import pairwise
 
 import pytest
 
-from loaders.chunking import chunk_document, sentence_spans
-from loaders.model import Chunk, Heading, RawLink, SourceDocument
-from loaders.read import read_bytes
+from anchorgraph.loaders.chunking import chunk_document, sentence_spans
+from anchorgraph.loaders.model import Chunk, Heading, RawLink, SourceDocument
+from anchorgraph.loaders.read import read_bytes
 
 
 def words(text: str) -> int:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.claims import LANGUAGE_RULES, RuleClaimExtractor
+from anchorgraph.loaders.claims import LANGUAGE_RULES, RuleClaimExtractor
 
 RULES = RuleClaimExtractor()
 

@@ -9,7 +9,8 @@ from typing import Any
 import httpx
 import pytest
 
-from loaders.claims import (
+from anchorgraph.errors import ClaimExtractionError
+from anchorgraph.loaders.claims import (
     FEATURES,
     Claim,
     ClaimExtractor,
@@ -18,7 +19,6 @@ from loaders.claims import (
     hedge_strength,
     score,
 )
-from service.errors import ClaimExtractionError
 
 RULES = RuleClaimExtractor()
 

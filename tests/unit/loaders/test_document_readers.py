@@ -13,6 +13,19 @@ from pathlib import Path
 
 import pytest
 
+from anchorgraph.errors import (
+    DocumentTooLarge,
+    InvalidInput,
+    OcrUnavailable,
+    TooManyPages,
+    UnreadableDocument,
+)
+from anchorgraph.loaders.chunking import chunk_document
+from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.ocr import Tesseract
+from anchorgraph.loaders.read import Skipped, read_bytes, read_path
+from anchorgraph.text.normalise import normalise_text
 from benchmarks.document_files import (
     LEDGER_URL,
     LETTER,
@@ -25,19 +38,6 @@ from benchmarks.document_files import (
     two_page_pdf,
     word_report,
 )
-from loaders.chunking import chunk_document
-from loaders.files import FileReading
-from loaders.model import SourceDocument
-from loaders.ocr import Tesseract
-from loaders.read import Skipped, read_bytes, read_path
-from service.errors import (
-    DocumentTooLarge,
-    InvalidInput,
-    OcrUnavailable,
-    TooManyPages,
-    UnreadableDocument,
-)
-from service.text.normalise import normalise_text
 
 LIMIT = 1_000_000
 needs_tesseract = pytest.mark.skipif(

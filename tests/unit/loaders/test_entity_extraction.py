@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
-from loaders.model import Chunk, EntityMention
-from service.errors import InvalidInput
-from service.settings import Settings
-from service.text.identifiers import (
+from anchorgraph.errors import InvalidInput
+from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+from anchorgraph.loaders.model import Chunk, EntityMention
+from anchorgraph.settings import Settings
+from anchorgraph.text.identifiers import (
     alias_keys,
     entity_keys,
     find_identifiers,
@@ -205,7 +205,7 @@ def test_surface_forms_merge_under_the_most_frequent_name() -> None:
 
 def test_missing_model_falls_back_to_a_blank_pipeline(caplog: pytest.LogCaptureFixture) -> None:
     extractor = EntityExtractor("no_such_spacy_model_installed", gazetteer=[MAC])
-    with caplog.at_level(logging.WARNING, logger="loaders.entities"):
+    with caplog.at_level(logging.WARNING, logger="anchorgraph.loaders.entities"):
         mentions, triples = extractor.extract(chunks_of("The museum is the MAC."))
     assert "no_such_spacy_model_installed" in caplog.text
     assert [m.entity_id for m in mentions] == ["museu de arte contemporânea"]
@@ -506,8 +506,8 @@ def test_sample_corpus_entity_precision_and_recall() -> None:
     three wrong: "RH" twice, an identifier pattern, and "Lúcia Prado" for "Ana Lúcia Prado"),
     recall 92/106 = 0.868; before headings and common words were dropped, 91/103 = 0.883 and
     91/106 = 0.858. The floors sit just below: one more wrong or missed mention fails."""
+    from anchorgraph.embedding import SentenceTransformerEmbedder
     from benchmarks.entity_precision import load_labels, sample_found, score
-    from service.embedding import SentenceTransformerEmbedder
 
     settings = Settings(_env_file=None)
     embedder = SentenceTransformerEmbedder(settings.embedding_model)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from loaders.graph_writer import index_term_parameters
+from anchorgraph.loaders.graph_writer import index_term_parameters
 
 
 def test_each_term_travels_once_and_chunks_point_at_it() -> None:

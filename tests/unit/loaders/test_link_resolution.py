@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from loaders.links import heading_slug, resolve_href
+from anchorgraph.loaders.links import heading_slug, resolve_href
 
 
 @pytest.mark.parametrize(

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from loaders.model import SourceDocument
-from loaders.read import (
+from anchorgraph.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
+from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.read import (
     FORMATS,
     Skipped,
     detect_format,
@@ -19,8 +20,7 @@ from loaders.read import (
     read_jsonl,
     read_path,
 )
-from service.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
-from service.text.normalise import normalise_text
+from anchorgraph.text.normalise import normalise_text
 
 LIMIT = 1_000_000
 SAMPLE_CORPUS = Path(__file__).resolve().parents[3] / "loaders" / "sample_corpus"

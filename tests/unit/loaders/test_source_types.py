@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from loaders.source_types import (
+from anchorgraph.loaders.source_types import (
     StudyDesign,
     classify_study_design,
     explain_study_design,

@@ -7,9 +7,9 @@ from collections.abc import Mapping
 
 import pytest
 
-from loaders.chunking import chunk_document
-from loaders.model import RawLink, SourceDocument
-from loaders.title_links import (
+from anchorgraph.loaders.chunking import chunk_document
+from anchorgraph.loaders.model import RawLink, SourceDocument
+from anchorgraph.loaders.title_links import (
     TITLE_LINK_MARK,
     ChunkSpan,
     SkippedTitles,

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 from pydantic import ValidationError
 
-from service.factual_density import BinStats, fd_star, rescale
-from service.retrieval.density import fd_reranked
-from service.retrieval.fd_read import fd_score
-from service.retrieval.types import FdScore, Ranked, SearchOptions
+from anchorgraph.factual_density import BinStats, fd_star, rescale
+from anchorgraph.retrieval.density import fd_reranked
+from anchorgraph.retrieval.fd_read import fd_score
+from anchorgraph.retrieval.types import FdScore, Ranked, SearchOptions
 
 STATS = BinStats.of([0.01, 0.02, 0.03, 0.04])
 

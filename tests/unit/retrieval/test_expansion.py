@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from service.retrieval.expansion import (
+from anchorgraph.retrieval.expansion import (
     Budget,
     Edge,
     bridge_weight,
@@ -18,7 +18,7 @@ from service.retrieval.expansion import (
     mention_bound,
     supporting_score,
 )
-from service.retrieval.types import EntityHop, LinkHop
+from anchorgraph.retrieval.types import EntityHop, LinkHop
 
 BUDGET = Budget(depth=2, per_hit=5, tokens=10_000, threshold=0.3, decay=0.8, fd_weight=0.5)
 

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from service.retrieval.feedback import rocchio
+from anchorgraph.retrieval.feedback import rocchio
 
 
 def cosine(a: list[float], b: list[float]) -> float:

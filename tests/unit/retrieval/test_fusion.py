@@ -9,7 +9,7 @@ import random
 
 import pytest
 
-from service.retrieval.fusion import FusedScore, Fusion, fuse, rank
+from anchorgraph.retrieval.fusion import FusedScore, Fusion, fuse, rank
 
 # dense ranks a (1.0) above b (0.5); bm25 ranks b (1.0) above c (0.2).
 PATHS: dict[str, dict[str, float]] = {

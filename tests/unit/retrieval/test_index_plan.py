@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import pytest
 
-from service.graph.schema import expected_indexes
-from service.graph.shards import CHUNKS, DOCUMENTS, SHARDS
-from service.retrieval.collections import search_scope
-from service.retrieval.paths import vector_index_plan
-from service.retrieval.types import CollectionSize
-from service.scope import FULL_ACCESS
+from anchorgraph.graph.schema import expected_indexes
+from anchorgraph.graph.shards import CHUNKS, DOCUMENTS, SHARDS
+from anchorgraph.retrieval.collections import search_scope
+from anchorgraph.retrieval.paths import vector_index_plan
+from anchorgraph.retrieval.types import CollectionSize
+from anchorgraph.scope import FULL_ACCESS
 
 K = 100
 

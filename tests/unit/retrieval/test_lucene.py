@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from service.retrieval.lucene import escape_lucene, fulltext_query
+from anchorgraph.retrieval.lucene import escape_lucene, fulltext_query
 
 # The classic QueryParser's special characters, as its documentation lists them, with && and ||
 # given as the single characters & and | (QueryParserBase.escape escapes them one at a time).

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from service.retrieval.normalise import Normalisation, normalise
+from anchorgraph.retrieval.normalise import Normalisation, normalise
 
 ALL_METHODS = list(Normalisation)
 

@@ -10,11 +10,11 @@ from typing import Any
 
 import pytest
 
-from service.embedding import HashEmbedder
-from service.graph.queries import Query
-from service.retrieval.context import SearchContext, SearchRun
-from service.retrieval.pipeline import DEFAULT_STAGES, search
-from service.retrieval.types import Mode, PathName, Ranking, SearchOptions
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.graph.queries import Query
+from anchorgraph.retrieval.context import SearchContext, SearchRun
+from anchorgraph.retrieval.pipeline import DEFAULT_STAGES, search
+from anchorgraph.retrieval.types import Mode, PathName, Ranking, SearchOptions
 
 
 def candidates(*rows: tuple[str, str, float]) -> list[dict[str, Any]]:

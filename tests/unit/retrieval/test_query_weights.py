@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from service.retrieval.query_weights import (
+from anchorgraph.retrieval.query_weights import (
     LEXICAL_PATH_NAMES,
     code_share,
     dense_confidence,
@@ -13,8 +13,8 @@ from service.retrieval.query_weights import (
     lexical_scale,
     query_weights,
 )
-from service.retrieval.stages import lexical_scale_of, rank_candidates
-from service.retrieval.types import (
+from anchorgraph.retrieval.stages import lexical_scale_of, rank_candidates
+from anchorgraph.retrieval.types import (
     DOCUMENT_PATH_WEIGHTS,
     AnalyzedQuery,
     Candidate,

@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from service.retrieval.scoring import (
+from anchorgraph.retrieval.scoring import (
     DocumentSignals,
     SignalWeights,
     entity_coverage,

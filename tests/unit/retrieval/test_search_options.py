@@ -9,7 +9,7 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from service.retrieval.types import DOCUMENT_PATHS, Mode, PathName, SearchOptions
+from anchorgraph.retrieval.types import DOCUMENT_PATHS, Mode, PathName, SearchOptions
 
 
 def test_chunk_level_runs_no_document_path() -> None:

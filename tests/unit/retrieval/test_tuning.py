@@ -9,8 +9,8 @@ import ir_measures
 import pytest
 from ir_measures import nDCG
 
-from service.retrieval.tuning import Scales, fit, grid, held_out, ndcg_at, ranking_for
-from service.retrieval.types import (
+from anchorgraph.retrieval.tuning import Scales, fit, grid, held_out, ndcg_at, ranking_for
+from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
     DEFAULT_RANKING,
     DOCUMENT_PATH_WEIGHTS,

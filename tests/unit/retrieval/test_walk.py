@@ -1,4 +1,4 @@
-"""Personalized PageRank (``service.retrieval.walk``) on small authored graphs, against values
+"""Personalized PageRank (``anchorgraph.retrieval.walk``) on small authored graphs, against values
 solved by hand from p = (1 − d)·r + d·P·p."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from service.retrieval.walk import personalized_pagerank
+from anchorgraph.retrieval.walk import personalized_pagerank
 
 
 def test_a_path_from_one_seed_against_the_hand_solution() -> None:
