@@ -10,9 +10,10 @@ anchorgraph.evaluation.tune``.
 * ``run``: the harness: the evaluation Neo4j, ingestion, the loop over queries.
 * ``tune``: fusion and weight tuning on cached candidates (train/dev splits only).
 
-A subpackage that is a client of the library like any other: it imports only the
-public library API (``from anchorgraph import ...``), so what it measures is what a user of the
-library gets, and the service never imports it. The heavy packages (ir-measures,
+A subpackage that is a client of the library: it imports the public library API (``from
+anchorgraph import ...``) and, for the stages it replays offline, ``anchorgraph.engine``, nothing
+else (pyproject's import contracts), so what it measures is what a user of the library gets, and
+the service never imports it. The heavy packages (ir-measures,
 neo4j-graphrag) are the optional ``eval`` dependencies; scipy and matplotlib are main ones (the
 audits need them too).
 """
