@@ -101,8 +101,8 @@ def test_rescaling_is_monotonic_in_the_authority_even_below_the_mean() -> None:
         rescale(0.0, 3.0, 2.0)
 
 
-def test_blend_is_the_seed_composite() -> None:
-    # Seed 000, condition C: 0.5·cos + 0.5·FD*_rescaled.
+def test_blend_is_the_weighted_mean_of_score_and_density() -> None:
+    # (1 − λ)·cos + λ·FD*_rescaled (docs/design.md §3), here the even blend.
     assert fd_blend(0.6, 0.9, 0.5) == pytest.approx(0.75)
     assert fd_blend(0.6, 0.9, 0.0) == 0.6
     assert fd_blend(0.6, 0.9, 1.0) == 0.9
