@@ -9,8 +9,8 @@ Not a timed test: run it by hand after ``anchorgraph eval`` has ingested the spl
     .venv/bin/python -m benchmarks.expansion \\
         --dataset ../shared/datasets/musique_dev --split dev [--walk]
 
-Every question is searched through ``anchorgraph.search`` at document level, k = 100, once per
-condition: the default hybrid (flat), ``+expand`` (links), ``+bridge`` (entity bridges),
+Every question is searched through ``anchorgraph.engine.search`` at document level, k = 100, once
+per condition: the default hybrid (flat), ``+expand`` (links), ``+bridge`` (entity bridges),
 ``+expand+bridge``, each with ``expand_rank`` (supporting documents ranked by their score);
 with ``--walk`` also the flat hybrid and ``+expand+bridge`` with the Personalized PageRank prior
 (``walk_weight``). Printed per condition and on the two parts of the questions (a fixed hash of

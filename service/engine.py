@@ -1,10 +1,10 @@
 """What the evaluation and the benchmarks replay and measure the engine with.
 
 Not the public API (that is ``anchorgraph`` itself): the stages of a search (``retrieve``,
-``rank_candidates``, ``search`` over a ``SearchContext``), the pure functions it scores with
-(``normalise``, ``fuse``, ``multisignal_ranking``, ``rocchio``, ``fd_reranked``, ``rescale``), so
-that an offline replay ranks exactly as a search does, and the pieces a harness sets a graph up
-with (``LocalNeo4j``, ``read_beir_corpus``, ``ingest_with_progress``, ``link_corpus``, the FD*
+``rank_candidates``, ``search`` over a ``SearchContext``), what it scores with (``Normalisation``,
+``Fusion``, ``multisignal_ranking``, ``rocchio``, ``fd_reranked``, ``rescale``), so that an offline
+replay ranks exactly as a search does, and the pieces a harness sets a graph up with
+(``LocalNeo4j``, ``read_beir_corpus``, ``ingest_with_progress``, ``link_corpus``, the FD*
 authorities, ``Query``/``cypher`` for the auto-commit statements). Its names may change with the
 engine. The import contracts (pyproject.toml) let ``anchorgraph.evaluation`` import this module and
 the public API, nothing else; unlike the public API's, these imports are plain, so import-linter

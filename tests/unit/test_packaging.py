@@ -8,6 +8,7 @@ import sys
 import tomllib
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -16,43 +17,43 @@ import anchorgraph
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _setuptools() -> dict[str, object]:
-    config: dict[str, object] = tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"][
-        "setuptools"
+def _setuptools() -> dict[str, Any]:
+    config: dict[str, Any] = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    return dict(config["tool"]["setuptools"])
+
+
+# pyproject's `package-dir`: each folder of the checkout → the package it installs as.
+ROOTS = {folder: package for package, folder in _setuptools()["package-dir"].items()}
+
+
+def _files(pattern: str) -> list[Path]:
+    """The checkout's files under the package folders, caches left out."""
+    return [
+        path
+        for folder in ROOTS
+        for path in (ROOT / folder).rglob(pattern)
+        if path.is_file() and "__pycache__" not in path.parts
     ]
-    return config
 
 
-def _package_dirs() -> dict[str, str]:
-    """The folder of every package pyproject maps, from `package-dir` and `packages`."""
-    config = _setuptools()
-    roots: dict[str, str] = config["package-dir"]  # type: ignore[assignment]
-    folders = {}
-    for package in config["packages"]:  # type: ignore[attr-defined]
-        root = max((name for name in roots if package.startswith(name)), key=len)
-        folders[package] = roots[root] + package.removeprefix(root).replace(".", "/")
-    return folders
+def _installed(path: Path) -> str:
+    """Where a file or folder of the checkout is installed: ``loaders/read.py`` →
+    ``anchorgraph/loaders/read.py``."""
+    top, *rest = path.relative_to(ROOT).parts
+    return "/".join([*ROOTS[top].split("."), *rest])
 
 
-def test_every_folder_with_an_init_is_a_listed_package_and_every_listed_package_a_folder() -> None:
-    folders = set(_package_dirs().values())
-    on_disk = {
-        str(init.parent.relative_to(ROOT))
-        for top in ("service", "loaders", "cypher", "evaluation")
-        for init in (ROOT / top).rglob("__init__.py")
-    }
-    assert folders == on_disk
+def test_the_listed_packages_are_the_folders_with_an_init() -> None:
+    on_disk = {_installed(init.parent).replace("/", ".") for init in _files("__init__.py")}
+    assert set(_setuptools()["packages"]) == on_disk
 
 
 def test_the_installed_package_is_the_checkout_and_holds_every_module_of_it() -> None:
     # The strict editable install links each file; a module added since needs `make setup`.
-    installed = Path(anchorgraph.__file__).resolve().parent
-    assert installed == ROOT / "service"
-    package = Path(anchorgraph.__file__).parent
-    for package_name, folder in _package_dirs().items():
-        linked = package.joinpath(*package_name.split(".")[1:])
-        for module in (ROOT / folder).glob("*.py"):
-            assert (linked / module.name).exists(), f"{module} is not linked: run `make setup`"
+    assert Path(anchorgraph.__file__).resolve().parent == ROOT / "service"
+    site = Path(anchorgraph.__file__).parent.parent
+    for module in _files("*.py"):
+        assert (site / _installed(module)).exists(), f"{module} is not linked: run `make setup`"
 
 
 @pytest.fixture(scope="module")
@@ -62,7 +63,7 @@ def wheel(tmp_path_factory: pytest.TempPathFactory) -> zipfile.ZipFile:
     for name in ("pyproject.toml", "README.md"):
         shutil.copy(ROOT / name, source / name)
     caches = shutil.ignore_patterns("__pycache__")
-    for folder in ("service", "loaders", "cypher", "evaluation"):
+    for folder in ROOTS:
         shutil.copytree(ROOT / folder, source / folder, ignore=caches)
     out = tmp_path_factory.mktemp("wheel")
     subprocess.run(
@@ -83,21 +84,5 @@ def test_the_wheel_installs_one_top_level_name(wheel: zipfile.ZipFile) -> None:
 
 def test_the_wheel_carries_every_file_the_package_reads(wheel: zipfile.ZipFile) -> None:
     names = set(wheel.namelist())
-    for package_name, folder in _package_dirs().items():
-        prefix = package_name.replace(".", "/")
-        for file in (ROOT / folder).rglob("*"):
-            if not file.is_file() or "__pycache__" in file.parts:
-                continue
-            relative = file.relative_to(ROOT / folder)
-            if relative.parts[0] in _subfolders_of_other_packages(folder):
-                continue
-            assert f"{prefix}/{relative.as_posix()}" in names, f"{file} is not in the wheel"
-
-
-def _subfolders_of_other_packages(folder: str) -> set[str]:
-    """The subfolders of ``folder`` that are packages of their own (checked on their own turn)."""
-    return {
-        Path(other).relative_to(folder).parts[0]
-        for other in _package_dirs().values()
-        if other != folder and Path(other).is_relative_to(folder)
-    }
+    for file in _files("*"):
+        assert _installed(file) in names, f"{file} is not in the wheel"
