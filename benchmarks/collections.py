@@ -380,7 +380,7 @@ def run_quality(args: argparse.Namespace) -> dict[str, Any]:
     with quality_library(alone_home, args, model, keep={name}) as library:
         ingests = {name: fill_collection(library, name, split)}
         rows = library.graph.read(Query.COLLECTION_DOCUMENTS, {"collection": name})
-        stamp = hashlib.sha256(json.dumps([r.data() for r in rows]).encode()).hexdigest()
+        stamp = hashlib.sha256(json.dumps([dict(r) for r in rows]).encode()).hexdigest()
         alone = {label: evaluate(library, split, name, m) for label, m in QUALITY_MODES.items()}
     copy_graph(alone_home, decoys_home, stamp)
     with quality_library(decoys_home, args, model, keep={name, *decoys}) as library:

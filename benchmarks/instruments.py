@@ -7,13 +7,15 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import neo4j
 
 from anchorgraph.embedding import Embedder, Vectors
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, as_parameters, cypher
+from anchorgraph.graph.queries import Statement, as_parameters, cypher
+
+R = TypeVar("R")
 
 
 class TimedEmbedder:
@@ -68,7 +70,7 @@ class RecordingGraph:
         self.calls: list[Call] = []
         self.profile = False
 
-    def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> list[neo4j.Record]:
+    def read(self, query: Statement[R], parameters: Mapping[str, Any] | None = None) -> list[R]:
         text = "PROFILE " + cypher(query) if self.profile else cypher(query)
         started = time.perf_counter()
         with self._graph.driver.session(
@@ -81,10 +83,10 @@ class RecordingGraph:
         server_ms = float(
             (summary.result_available_after or 0) + (summary.result_consumed_after or 0)
         )
-        call = Call(query.value, server_ms, client_ms, summary.profile if self.profile else None)
+        call = Call(query.name, server_ms, client_ms, summary.profile if self.profile else None)
         with self._lock:
             self.calls.append(call)
-        return records
+        return cast(list[R], records)
 
     def take(self) -> list[Call]:
         """The calls recorded since the last ``take``."""

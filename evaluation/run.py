@@ -249,7 +249,7 @@ def graph_facts(runtime: Runtime) -> dict[str, Any]:
     """The server and the size of the graph, for the report's setup."""
     (counts,) = runtime.graph.read(Query.GRAPH_COUNTS)
     (server,) = runtime.graph.read(Query.SERVER_INFO)
-    return {"neo4j": f"{server['version']} {server['edition']}", "graph": counts.data()}
+    return {"neo4j": f"{server['version']} {server['edition']}", "graph": dict(counts)}
 
 
 # --- the loop -----------------------------------------------------------------------------------

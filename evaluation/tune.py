@@ -55,6 +55,7 @@ from anchorgraph.engine import (
     AnalyzedQuery,
     Candidate,
     DetectedEntity,
+    DocumentSignalsRow,
     Fusion,
     Language,
     Mode,
@@ -86,7 +87,6 @@ from anchorgraph.evaluation.run import (
 TUNE_DIR = Path("benchmarks/out/tune")
 ALL_PATHS = tuple(PathName)
 Found = dict[PathName, list[Candidate]]  # a path's candidates, best first
-SignalRow = dict[str, Any]  # one row of document_signals.cypher, by its column names
 
 
 # --- the cache ----------------------------------------------------------------------------------
@@ -96,7 +96,7 @@ class CachedQuery:
 
     query: AnalyzedQuery
     found: Found  # every path, ``k_max`` deep
-    signals: dict[str, SignalRow]  # document id → its row, for every document found
+    signals: dict[str, DocumentSignalsRow]  # document id → its row, for every document found
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> CachedQuery:
@@ -133,7 +133,9 @@ def collect_query(runtime: Runtime, text: str, k_max: int) -> CachedQuery:
         "exact_entity_ids": retrieved.query.exact_entity_ids,
     }
     rows = runtime.graph.read(Query.DOCUMENT_SIGNALS, parameters)
-    return CachedQuery(retrieved.query, found, {row["document_id"]: row.data() for row in rows})
+    return CachedQuery(
+        retrieved.query, found, {row["document_id"]: DocumentSignalsRow(**row) for row in rows}
+    )
 
 
 def collect(

@@ -31,8 +31,8 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from anchorgraph.factual_density import BinStats, FdLevel, LengthBin, length_bin, tertile_bounds
-from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.graph.gateway import Graph, rows_in, run_in, single_in
+from anchorgraph.graph.queries import Query
 
 Bounds = tuple[float, float]
 # Refit when this share of a level's fitted corpus has been added or removed since.
@@ -82,15 +82,15 @@ def refit(
     scope = {"collection": collection}
 
     def work(tx: neo4j.ManagedTransaction) -> None:
-        lock = tx.run(cypher(Query.FD_LOCK_COLLECTION), scope).single()
+        lock = single_in(tx, Query.FD_LOCK_COLLECTION, scope)
         if lock is None or not lock["found"]:
             return  # no such collection: nothing to fit
         lengths: dict[FdLevel, list[tuple[int, float]]] = {level: [] for level in FdLevel}
-        for row in tx.run(cypher(Query.FD_LENGTHS), scope):
+        for row in rows_in(tx, Query.FD_LENGTHS, scope):
             lengths[FdLevel(row["level"])].append((int(row["n_tokens"]), float(row["fd_raw"])))
         empty = [str(level) for level, rows in lengths.items() if not rows]
         if empty:
-            tx.run(cypher(Query.FD_DROP_STATS), levels=empty, collection=collection).consume()
+            run_in(tx, Query.FD_DROP_STATS, {"levels": empty, "collection": collection})
         fits = {
             level: fitted_bins(rows, (bounds or {}).get(level))
             for level, rows in lengths.items()
@@ -111,14 +111,9 @@ def refit(
                 for level, fit in fits.items()
                 for b, stats in fit.stats.items()
             ]
-            tx.run(cypher(Query.FD_RESET_STATS), bins=stats_rows, collection=collection).consume()
-        tx.run(
-            cypher(Query.COUNT_COLLECTION),
-            documents=0,
-            chunks=0,
-            collection=collection,
-            language_changes=[],
-        ).consume()
+            run_in(tx, Query.FD_RESET_STATS, {"bins": stats_rows, "collection": collection})
+        unchanged = {"documents": 0, "chunks": 0, "collection": collection, "language_changes": []}
+        run_in(tx, Query.COUNT_COLLECTION, unchanged)
 
     graph.write(work)
     return bin_stats(graph, collection)
@@ -163,7 +158,7 @@ def set_authorities(graph: Graph, rows: list[SourceAuthority]) -> None:
     authorities_rows = [row.model_dump() for row in rows]
 
     def work(tx: neo4j.ManagedTransaction) -> None:
-        tx.run(cypher(Query.FD_SET_AUTHORITY), authorities=authorities_rows).consume()
+        run_in(tx, Query.FD_SET_AUTHORITY, {"authorities": authorities_rows})
 
     graph.write(work)
 

@@ -24,8 +24,9 @@ import neo4j
 
 from anchorgraph.embedding import Vectors
 from anchorgraph.factual_density import fd_raw
-from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, as_parameters, cypher
+from anchorgraph.graph.gateway import Graph, run_in, single_in
+from anchorgraph.graph.queries import Query, Statement
+from anchorgraph.graph.rows import DeletedContentRow
 from anchorgraph.graph.shards import SHARDS, shard_labels
 from anchorgraph.loaders.claims import Claim
 from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
@@ -129,9 +130,9 @@ def write_documents(
 
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
         labels = shard_labels(lock_collection(tx, collection))
-        tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=ids).consume()
+        run_in(tx, Query.DETACH_INCOMING_LINKS, {"ids": ids})
         _count_in_fd_bins(tx, collection, ids, -1)
-        old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=ids).single()
+        old = single_in(tx, Query.DELETE_DOCUMENT_CONTENT, {"ids": ids})
         documents = {"document_labels": labels["document_labels"],
                      "language_labels": ALL_DOCUMENT_LABELS}  # fmt: skip
         _run_rows(tx, Query.UPSERT_DOCUMENTS, {"documents": rows.documents}, documents)
@@ -142,10 +143,7 @@ def write_documents(
         # Into the FD* length bins (loaders/fd_stats.py), now that fd_raw and n_tokens are set.
         _count_in_fd_bins(tx, collection, ids, 1)
         upserted = (
-            tx.run(
-                cypher(Query.UPSERT_ENTITIES),
-                as_parameters({"entities": rows.entities, **scope}),
-            ).single()
+            single_in(tx, Query.UPSERT_ENTITIES, {"entities": rows.entities, **scope})
             if rows.entities
             else None
         )
@@ -155,16 +153,16 @@ def write_documents(
         _run_rows(tx, Query.RESOLVE_UNRESOLVED, {"documents": rows.arrivals}, scope)
         _delete_orphans(tx, collection, old)
         existed, removed_chunks = (old["documents"], old["chunks"]) if old else (0, 0)
-        tx.run(
-            cypher(Query.COUNT_COLLECTION),
-            documents=len(ids) - existed,
-            chunks=len(rows.chunks) - removed_chunks,
-            collection=collection,
-            language_changes=language_changes(
+        counts = {
+            "documents": len(ids) - existed,
+            "chunks": len(rows.chunks) - removed_chunks,
+            "collection": collection,
+            "language_changes": language_changes(
                 [row["properties"]["language"] for row in rows.documents],
                 old["languages"] if old else [],
             ),
-        ).consume()
+        }
+        run_in(tx, Query.COUNT_COLLECTION, counts)
         return [local_id(id_) for id_ in upserted["without_embedding"]] if upserted else []
 
     return graph.write(work)
@@ -175,7 +173,7 @@ def _count_in_fd_bins(
 ) -> None:
     """Count documents and their chunks into their FD* length bins (``sign`` 1), or take them
     out (-1): ``cypher/fd/count_documents.cypher``."""
-    tx.run(cypher(Query.FD_COUNT_DOCUMENTS), ids=ids, collection=collection, sign=sign).consume()
+    run_in(tx, Query.FD_COUNT_DOCUMENTS, {"ids": ids, "collection": collection, "sign": sign})
 
 
 def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
@@ -186,20 +184,20 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
 
     def work(tx: neo4j.ManagedTransaction) -> int:
         lock_collection(tx, collection)
-        tx.run(cypher(Query.DETACH_INCOMING_LINKS), ids=keys).consume()
+        run_in(tx, Query.DETACH_INCOMING_LINKS, {"ids": keys})
         _count_in_fd_bins(tx, collection, keys, -1)
-        old = tx.run(cypher(Query.DELETE_DOCUMENT_CONTENT), ids=keys).single()
-        record = tx.run(cypher(Query.DELETE_DOCUMENTS), ids=keys, collection=collection).single()
+        old = single_in(tx, Query.DELETE_DOCUMENT_CONTENT, {"ids": keys})
+        record = single_in(tx, Query.DELETE_DOCUMENTS, {"ids": keys, "collection": collection})
         _delete_orphans(tx, collection, old)
         deleted = int(record["deleted"]) if record else 0
         removed_chunks = int(old["chunks"]) if old else 0
-        tx.run(
-            cypher(Query.COUNT_COLLECTION),
-            documents=-deleted,
-            chunks=-removed_chunks,
-            collection=collection,
-            language_changes=language_changes([], old["languages"] if old else []),
-        ).consume()
+        counts = {
+            "documents": -deleted,
+            "chunks": -removed_chunks,
+            "collection": collection,
+            "language_changes": language_changes([], old["languages"] if old else []),
+        }
+        run_in(tx, Query.COUNT_COLLECTION, counts)
         return deleted
 
     return graph.write(work)
@@ -216,15 +214,15 @@ def language_changes(written: Sequence[str], removed: Sequence[str]) -> list[dic
 def lock_collection(tx: neo4j.ManagedTransaction, collection: str) -> int | None:
     """Create ``collection`` if new, in the shard the fewest collections use, and take its write
     lock for the rest of ``tx`` (cypher/load/lock_collection.cypher). Returns its shard."""
-    free = tx.run(cypher(Query.FREE_SHARD), shards=SHARDS).single()
+    free = single_in(tx, Query.FREE_SHARD, {"shards": SHARDS})
     shard = free["shard"] if free else 0
-    record = tx.run(cypher(Query.LOCK_COLLECTION), collection=collection, shard=shard).single()
+    record = single_in(tx, Query.LOCK_COLLECTION, {"collection": collection, "shard": shard})
     return None if record is None or record["shard"] is None else int(record["shard"])
 
 
 def _run_rows(
     tx: neo4j.ManagedTransaction,
-    query: Query,
+    query: Statement[object],
     rows: dict[str, Any],
     more: Mapping[str, Any] | None = None,
 ) -> None:
@@ -232,11 +230,11 @@ def _run_rows(
     are no rows (every one of ``rows`` empty): nothing to do then, and a round trip (and, on a
     fresh server, a query plan) saved."""
     if any(rows.values()):
-        tx.run(cypher(query), as_parameters({**rows, **(more or {})})).consume()
+        run_in(tx, query, {**rows, **(more or {})})
 
 
 def _delete_orphans(
-    tx: neo4j.ManagedTransaction, collection: str, old: neo4j.Record | None
+    tx: neo4j.ManagedTransaction, collection: str, old: DeletedContentRow | None
 ) -> None:
     """Remove what the deleted chunks (``delete_document_content.cypher``'s record) were the
     last to use: entities, link placeholders and the collection's index terms."""

@@ -34,8 +34,8 @@ from urllib.parse import quote
 import neo4j
 
 from anchorgraph.embedding import Embedder
-from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, as_parameters, cypher
+from anchorgraph.graph.gateway import Graph, run_in, single_in
+from anchorgraph.graph.queries import Query
 from anchorgraph.loaders.graph_writer import LinkRow
 from anchorgraph.loaders.model import RawLink, SourceDocument
 from anchorgraph.loaders.title_links import (
@@ -130,12 +130,11 @@ def _relink(
     tx: neo4j.ManagedTransaction, collection: str, ids: list[str], rows: list[LinkRow]
 ) -> int:
     """One batch's transaction: its old title links out, its new ones in; returns how many went."""
-    old = tx.run(cypher(Query.DELETE_TITLE_LINKS), ids=ids, mark=TITLE_LINK_MARK).single()
+    old = single_in(tx, Query.DELETE_TITLE_LINKS, {"ids": ids, "mark": TITLE_LINK_MARK})
     if rows:
-        parameters = as_parameters({"links": rows, "collection": collection})
-        tx.run(cypher(Query.CREATE_LINKS), parameters).consume()
+        run_in(tx, Query.CREATE_LINKS, {"links": rows, "collection": collection})
     if old is not None and old["keys"]:
-        tx.run(cypher(Query.DELETE_ORPHAN_PLACEHOLDERS), keys=list(old["keys"])).consume()
+        run_in(tx, Query.DELETE_ORPHAN_PLACEHOLDERS, {"keys": list(old["keys"])})
     return int(old["deleted"]) if old is not None else 0
 
 

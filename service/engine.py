@@ -15,6 +15,7 @@ from anchorgraph.embedding import Embedder
 from anchorgraph.factual_density import rescale
 from anchorgraph.graph.local_server import LocalNeo4j, free_port
 from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.graph.rows import DocumentSignalsRow
 from anchorgraph.graph.schema import SchemaMode
 from anchorgraph.ingestion import ingest_with_progress
 from anchorgraph.loaders.fd_stats import SourceAuthority, set_authorities
@@ -55,6 +56,7 @@ __all__ = [
     "AnalyzedQuery",
     "Candidate",
     "DetectedEntity",
+    "DocumentSignalsRow",
     "Embedder",
     "FdScore",
     "Fusion",

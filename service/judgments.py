@@ -26,8 +26,8 @@ import neo4j
 from pydantic import BaseModel, ConfigDict
 
 from anchorgraph.errors import InvalidInput, NotFound
-from anchorgraph.graph.gateway import Graph, row_values
-from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.graph.gateway import Graph, row_values, run_in, single_in
+from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.fd_read import Level
 from anchorgraph.retrieval.pipeline import search
@@ -87,7 +87,7 @@ def record_judgment(
     }
 
     def work(tx: neo4j.ManagedTransaction) -> dict[str, Any] | None:
-        record = tx.run(cypher(Query.RECORD_JUDGMENT), parameters).single()
+        record = single_in(tx, Query.RECORD_JUDGMENT, parameters)
         return None if record is None else row_values(record)
 
     row = graph.write(work)
@@ -310,4 +310,4 @@ def _store(graph: Graph, collection: str, ranking: CollectionRanking | None) -> 
         "ranking": None if ranking is None else ranking.model_dump_json(),
         "name": None if ranking is None else ranking.name,
     }
-    graph.write(lambda tx: tx.run(cypher(Query.SET_RANKING), parameters).consume())
+    graph.write(lambda tx: run_in(tx, Query.SET_RANKING, parameters))

@@ -37,8 +37,9 @@ import networkx as nx
 from pydantic import BaseModel, ConfigDict
 
 from anchorgraph.errors import InvalidInput
-from anchorgraph.graph.gateway import Graph, GraphReader, Row
-from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.graph.gateway import Graph, GraphReader, single_in
+from anchorgraph.graph.queries import Query
+from anchorgraph.graph.rows import DocumentLinksRow
 
 DEFAULT_DAMPING = 0.85  # Page et al. 1999, and networkx's default
 TOLERANCE = 1e-6  # networkx's default: stop when the L1 change is below N · TOLERANCE
@@ -83,7 +84,7 @@ def read_link_graph(graph: GraphReader, collection: str) -> nx.DiGraph:
     return build_digraph(graph.read(Query.GRAPH_DOCUMENT_LINKS, {"collection": collection}))
 
 
-def build_digraph(rows: Iterable[Row]) -> nx.DiGraph:
+def build_digraph(rows: Iterable[DocumentLinksRow]) -> nx.DiGraph:
     """A ``DiGraph`` from rows of ``document_links.cypher``: ``{id, title, links: [{target,
     links}]}``, nodes with ``title``, edges with ``weight`` = links."""
     digraph = nx.DiGraph()
@@ -192,12 +193,9 @@ def write_pagerank(
     def work(tx: neo4j.ManagedTransaction) -> int:
         written = 0
         for start in range(0, len(rows), batch):
-            result = tx.run(
-                cypher(Query.GRAPH_SET_PAGERANK),
-                scores=rows[start : start + batch],
-                collection=collection,
-            )
-            written += int(result.single(strict=True)["written"])
+            parameters = {"scores": rows[start : start + batch], "collection": collection}
+            row = single_in(tx, Query.GRAPH_SET_PAGERANK, parameters)
+            written += row["written"] if row else 0
         return written
 
     return graph.write(work) if rows else 0

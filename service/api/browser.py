@@ -32,7 +32,7 @@ from importlib import resources
 from fastapi import APIRouter, Request, Response
 from fastapi.responses import HTMLResponse, PlainTextResponse
 
-from anchorgraph.graph.queries import Query, cypher, text
+from anchorgraph.graph.queries import Query, Statement, cypher, text
 from anchorgraph.graph.shards import index_labels
 
 router = APIRouter(prefix="/browser", tags=["neo4j browser"])
@@ -45,7 +45,7 @@ CORS_HEADERS = {
     "Access-Control-Max-Age": "600",
 }
 # The guide's slides, in order; a test checks that every cypher/browser file is one of them.
-GUIDE: tuple[Query, ...] = (
+GUIDE: tuple[Statement[object], ...] = (
     Query.BROWSER_OVERVIEW,
     Query.BROWSER_COLLECTIONS,
     Query.BROWSER_DOCUMENT_CHUNKS,
@@ -65,7 +65,7 @@ _HEADER_FIELD = re.compile(r"^(Guide|Parameters|Returns|Example):\s*(.*)$")
 class GuideQuery:
     """One slide of the guide: a catalogue statement and what its header says about it."""
 
-    query: Query
+    query: Statement[object]
     title: str
     about: str
     parameters: str
@@ -81,7 +81,7 @@ class GuideQuery:
         return cypher(self.query)
 
 
-def guide_query(query: Query) -> GuideQuery:
+def guide_query(query: Statement[object]) -> GuideQuery:
     """A statement's slide, read from its header comment.
 
     Raises:
@@ -171,7 +171,7 @@ def _welcome_slide(api: str) -> str:
 
 
 def _query_slide(slide: GuideQuery) -> str:
-    source = f"cypher/{slide.query.value}.cypher"
+    source = f"cypher/{slide.query.name}.cypher"
     return _slide(
         f"<h3>{html.escape(slide.title)}</h3>",
         f"<p>{html.escape(slide.about)}</p>",

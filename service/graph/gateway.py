@@ -15,9 +15,11 @@ It does three things the driver leaves to its caller:
   restarted, a leader switch in a cluster) is tried again with a doubling pause until the retry
   budget is spent; writes are managed transactions, retried by the driver within the same budget.
   So the service recovers by itself when Neo4j comes back.
-* **Typed rows.** ``models`` validates each row into a pydantic model, with Neo4j's temporal
-  values made native and absent (null) properties left to the model's defaults, so a route
-  handler is a few lines.
+* **Typed rows.** ``read`` gives each statement's rows as its ``TypedDict``
+  (``anchorgraph.graph.rows``); ``models`` validates them into a pydantic model, with Neo4j's
+  temporal values made native and absent (null) properties left to the model's defaults, so a
+  route handler is a few lines. In a write transaction, ``rows_in``, ``single_in`` and ``run_in``
+  do the same for ``tx.run``.
 """
 
 from __future__ import annotations
@@ -40,9 +42,10 @@ from pydantic import BaseModel
 
 from anchorgraph.errors import AnchorgraphError, GraphUnavailable
 from anchorgraph.graph.deadline import Deadline, current
-from anchorgraph.graph.queries import Query, as_parameters, cypher
+from anchorgraph.graph.queries import Statement, as_parameters, cypher
 
 M = TypeVar("M", bound=BaseModel)
+R = TypeVar("R")
 T = TypeVar("T")
 
 # Transaction timeouts the server reports (Neo.ClientError.Transaction.TransactionTimedOut...).
@@ -52,16 +55,12 @@ _FIRST_PAUSE_S = 0.05
 _LOST = (ServiceUnavailable, SessionExpired, ConnectionAcquisitionTimeoutError, AuthError, OSError)
 
 
-class Row(Protocol):
-    """One row of a result, by column name: a ``neo4j.Record``, or a recorded ``dict``."""
-
-    def __getitem__(self, key: str, /) -> Any: ...
-
-
 class GraphReader(Protocol):
     """What a search needs of the graph: ``Graph``, or recorded rows in a unit test."""
 
-    def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> Sequence[Row]: ...
+    def read(
+        self, query: Statement[R], parameters: Mapping[str, Any] | None = None
+    ) -> Sequence[R]: ...
 
 
 class Graph:
@@ -109,10 +108,11 @@ class Graph:
         self._driver.close()
 
     # --- reads -----------------------------------------------------------------------------------
-    def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> list[neo4j.Record]:
+    def read(self, query: Statement[R], parameters: Mapping[str, Any] | None = None) -> list[R]:
         """One auto-commit read: RUN and PULL go out together, one network round trip where a
         managed transaction costs two (BEGIN+RUN+PULL, then COMMIT). Retried while transient
-        failures last and the budget allows.
+        failures last and the budget allows. The rows are the driver's records, which read like
+        the statement's row (``anchorgraph.graph.rows``): not copied.
 
         Raises:
             GraphUnavailable: the server cannot be reached, or the read timed out.
@@ -127,7 +127,7 @@ class Graph:
             statement = neo4j.Query(cypher(query), timeout=timeout)
             try:
                 with self._session(deadline, neo4j.READ_ACCESS) as session:
-                    return list(session.run(statement, values))
+                    return cast(list[R], list(session.run(statement, values)))
             except (Neo4jError, DriverError, OSError) as error:
                 left = float("inf") if deadline is None else deadline.remaining()
                 if _retryable(error) and pause <= min(retry_until - time.monotonic(), left):
@@ -140,13 +140,13 @@ class Graph:
                 raise failure from error
 
     def models(
-        self, query: Query, model: type[M], parameters: Mapping[str, Any] | None = None
+        self, query: Statement[Any], model: type[M], parameters: Mapping[str, Any] | None = None
     ) -> list[M]:
         """Each row as ``model``: columns are fields; a null column takes the field's default."""
-        return [model.model_validate(row_values(record)) for record in self.read(query, parameters)]
+        return [model.model_validate(row_values(row)) for row in self.read(query, parameters)]
 
     def model(
-        self, query: Query, model: type[M], parameters: Mapping[str, Any] | None = None
+        self, query: Statement[Any], model: type[M], parameters: Mapping[str, Any] | None = None
     ) -> M | None:
         """The first row as ``model``, or None when there is none."""
         rows = self.models(query, model, parameters)
@@ -262,9 +262,32 @@ def _unavailability(error: Exception) -> bool:
     return isinstance(error, _LOST) or _retryable(error) or _timed_out(error)
 
 
-def row_values(record: neo4j.Record) -> dict[str, Any]:
+def row_values(row: Mapping[str, object]) -> dict[str, Any]:
     """A row as plain Python: temporal values made native, null columns left out."""
-    return {key: _native(value) for key, value in record.data().items() if value is not None}
+    return {key: _native(value) for key, value in row.items() if value is not None}
+
+
+# --- typed rows inside a write transaction -----------------------------------------------------
+def rows_in(
+    tx: neo4j.ManagedTransaction, query: Statement[R], parameters: Mapping[str, Any]
+) -> list[R]:
+    """Every row ``query`` returns within ``tx``, as its row type (the records, not copied)."""
+    return cast(list[R], list(tx.run(cypher(query), as_parameters(parameters))))
+
+
+def single_in(
+    tx: neo4j.ManagedTransaction, query: Statement[R], parameters: Mapping[str, Any]
+) -> R | None:
+    """The one row ``query`` returns within ``tx``, or None when it returns none."""
+    return cast(R | None, tx.run(cypher(query), as_parameters(parameters)).single())
+
+
+def run_in(
+    tx: neo4j.ManagedTransaction, query: Statement[object], parameters: Mapping[str, Any]
+) -> None:
+    """Run ``query`` within ``tx`` for what it writes, its rows (if any) unread, and wait for
+    it to finish."""
+    tx.run(cypher(query), as_parameters(parameters)).consume()
 
 
 def _native(value: Any) -> Any:

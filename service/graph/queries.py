@@ -1,8 +1,10 @@
 """The catalogue of named Cypher files in the ``anchorgraph.cypher`` resource package.
 
-A ``Query`` member names a file (``Query.CONSTRAINTS`` → ``cypher/schema/constraints.cypher``), so a
-typo fails in mypy rather than at run time; a unit test checks that members and files match one to
-one. Text is read once and cached. Most files hold one statement; schema files hold several, each
+A ``Query`` attribute is a ``Statement``: the file it names (``Query.CONSTRAINTS`` →
+``cypher/schema/constraints.cypher``) and the row it returns (``anchorgraph.graph.rows``), so a
+typo in a name or in a column fails in mypy rather than at run time; unit tests check that
+statements and files match one to one and that each header names its parameters and columns.
+Text is read once and cached. Most files hold one statement; schema files hold several, each
 ending with ``;`` at the end of a line, and ``statements()`` splits them.
 """
 
@@ -10,137 +12,213 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from enum import StrEnum
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import Any, Generic, TypeVar
+
+from anchorgraph.graph.rows import (
+    AccentedEntityRow,
+    AuditFdNodeRow,
+    BrowserCollectionsRow,
+    BrowserDocumentChunksRow,
+    BrowserEntityMentionsRow,
+    BrowserExpansionPathsRow,
+    BrowserFolderFdRow,
+    BrowserNeighbourhoodRow,
+    BrowserOverviewRow,
+    CandidatesRow,
+    ChunkVectorRow,
+    CollectionRow,
+    CollectionSizeRow,
+    CollectionsNeededRow,
+    DeletedContentRow,
+    DeletedRow,
+    DeletedTitleLinksRow,
+    DetectedEntityRow,
+    DocumentCosineRow,
+    DocumentLinksRow,
+    DocumentPageRow,
+    DocumentPriorRow,
+    DocumentRow,
+    DocumentSignalsRow,
+    DocumentSourceTypeRow,
+    DocumentTitleRow,
+    DocumentVectorRow,
+    EntityDocumentsRow,
+    FdAuthorityRow,
+    FdInputsRow,
+    FdLengthRow,
+    FdStatsRow,
+    FeedbackVectorRow,
+    FoundEntityRow,
+    FoundRow,
+    FreeShardRow,
+    GraphCountsRow,
+    GraphSummaryRow,
+    HydratedChunkRow,
+    IdentifiedDocumentRow,
+    IdRow,
+    IndexStateRow,
+    JudgmentRow,
+    LinkRow,
+    MovedRow,
+    NameRow,
+    NearestChunkRow,
+    NeighbourhoodRow,
+    NoRow,
+    ReachedRow,
+    RecordedJudgmentRow,
+    ResolvedRow,
+    SampleChunkRow,
+    ServerInfoRow,
+    ShardRow,
+    TitlePassDocumentRow,
+    VectorIndexDimensionsRow,
+    WalkEdgeRow,
+    WithoutEmbeddingRow,
+    WrittenRow,
+)
+
+R = TypeVar("R", covariant=True)
 
 _STATEMENT_END = re.compile(r";[ \t]*$", re.MULTILINE)
 
 
-class Query(StrEnum):
-    """Every Cypher file, named by ``folder/stem`` under ``cypher/``."""
+@dataclass(frozen=True)
+class Statement(Generic[R]):
+    """One ``.cypher`` file, by ``folder/stem`` under ``cypher/``, and the row it returns."""
+
+    name: str
+    row: type[R]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Query:
+    """Every Cypher file: ``every_statement()`` lists them."""
 
     # schema: applied by `anchorgraph db init` and on service start
-    CONSTRAINTS = "schema/constraints"
-    RANGE_INDEXES = "schema/range_indexes"
-    VECTOR_INDEXES = "schema/vector_indexes"
-    SHARD_VECTOR_INDEXES = "schema/shard_vector_indexes"
-    FULLTEXT_INDEXES = "schema/fulltext_indexes"
-    INDEX_STATES = "schema/index_states"
-    VECTOR_INDEX_DIMENSIONS = "schema/vector_index_dimensions"
-    AWAIT_INDEXES = "schema/await_indexes"
+    CONSTRAINTS = Statement("schema/constraints", NoRow)
+    RANGE_INDEXES = Statement("schema/range_indexes", NoRow)
+    VECTOR_INDEXES = Statement("schema/vector_indexes", NoRow)
+    SHARD_VECTOR_INDEXES = Statement("schema/shard_vector_indexes", NoRow)
+    FULLTEXT_INDEXES = Statement("schema/fulltext_indexes", NoRow)
+    INDEX_STATES = Statement("schema/index_states", IndexStateRow)
+    VECTOR_INDEX_DIMENSIONS = Statement("schema/vector_index_dimensions", VectorIndexDimensionsRow)
+    AWAIT_INDEXES = Statement("schema/await_indexes", NoRow)
     # upgrade: graphs written by earlier versions, brought up to date in place (graph/schema.py)
-    UPGRADE_DROP_GLOBAL_CONSTRAINTS = "upgrade/drop_global_constraints"
-    UPGRADE_COLLECTIONS_NEEDED = "upgrade/collections_needed"
-    UPGRADE_COLLECTIONS = "upgrade/collections"
-    UPGRADE_UNSHARDED_COLLECTIONS = "upgrade/unsharded_collections"
-    UPGRADE_SHARD_COLLECTION = "upgrade/shard_collection"
-    UPGRADE_UNKEYED_COLLECTIONS = "upgrade/unkeyed_collections"
-    UPGRADE_ACCENTED_ENTITIES = "upgrade/accented_entities"
-    UPGRADE_ADD_ALIAS_KEYS = "upgrade/add_alias_keys"
+    UPGRADE_DROP_GLOBAL_CONSTRAINTS = Statement("upgrade/drop_global_constraints", NoRow)
+    UPGRADE_COLLECTIONS_NEEDED = Statement("upgrade/collections_needed", CollectionsNeededRow)
+    UPGRADE_COLLECTIONS = Statement("upgrade/collections", NoRow)
+    UPGRADE_UNSHARDED_COLLECTIONS = Statement("upgrade/unsharded_collections", NameRow)
+    UPGRADE_SHARD_COLLECTION = Statement("upgrade/shard_collection", NoRow)
+    UPGRADE_UNKEYED_COLLECTIONS = Statement("upgrade/unkeyed_collections", NameRow)
+    UPGRADE_ACCENTED_ENTITIES = Statement("upgrade/accented_entities", AccentedEntityRow)
+    UPGRADE_ADD_ALIAS_KEYS = Statement("upgrade/add_alias_keys", NoRow)
     # load: ingestion writes (loaders/graph_writer.py)
-    FREE_SHARD = "load/free_shard"
-    LOCK_COLLECTION = "load/lock_collection"
-    COUNT_COLLECTION = "load/count_collection"
-    EXISTING_HASHES = "load/existing_hashes"
-    DETACH_INCOMING_LINKS = "load/detach_incoming_links"
-    DELETE_DOCUMENT_CONTENT = "load/delete_document_content"
-    UPSERT_DOCUMENTS = "load/upsert_documents"
-    FILE_DOCUMENTS = "load/file_documents"
-    CREATE_CHUNKS = "load/create_chunks"
-    CREATE_CLAIMS = "load/create_claims"
-    EMBEDDED_ENTITIES = "load/embedded_entities"
-    UPSERT_ENTITIES = "load/upsert_entities"
-    CREATE_MENTIONS = "load/create_mentions"
-    CREATE_TRIPLES = "load/create_triples"
-    CREATE_LINKS = "load/create_links"
-    RESOLVE_UNRESOLVED = "load/resolve_unresolved"
-    DELETE_ORPHAN_ENTITIES = "load/delete_orphan_entities"
-    DELETE_ORPHAN_PLACEHOLDERS = "load/delete_orphan_placeholders"
-    DELETE_ORPHAN_TERMS = "load/delete_orphan_terms"
-    DELETE_DOCUMENTS = "load/delete_documents"
+    FREE_SHARD = Statement("load/free_shard", FreeShardRow)
+    LOCK_COLLECTION = Statement("load/lock_collection", ShardRow)
+    COUNT_COLLECTION = Statement("load/count_collection", NoRow)
+    EXISTING_HASHES = Statement("load/existing_hashes", IdentifiedDocumentRow)
+    DETACH_INCOMING_LINKS = Statement("load/detach_incoming_links", MovedRow)
+    DELETE_DOCUMENT_CONTENT = Statement("load/delete_document_content", DeletedContentRow)
+    UPSERT_DOCUMENTS = Statement("load/upsert_documents", NoRow)
+    FILE_DOCUMENTS = Statement("load/file_documents", NoRow)
+    CREATE_CHUNKS = Statement("load/create_chunks", NoRow)
+    CREATE_CLAIMS = Statement("load/create_claims", NoRow)
+    EMBEDDED_ENTITIES = Statement("load/embedded_entities", IdRow)
+    UPSERT_ENTITIES = Statement("load/upsert_entities", WithoutEmbeddingRow)
+    CREATE_MENTIONS = Statement("load/create_mentions", NoRow)
+    CREATE_TRIPLES = Statement("load/create_triples", NoRow)
+    CREATE_LINKS = Statement("load/create_links", NoRow)
+    RESOLVE_UNRESOLVED = Statement("load/resolve_unresolved", ResolvedRow)
+    DELETE_ORPHAN_ENTITIES = Statement("load/delete_orphan_entities", DeletedRow)
+    DELETE_ORPHAN_PLACEHOLDERS = Statement("load/delete_orphan_placeholders", DeletedRow)
+    DELETE_ORPHAN_TERMS = Statement("load/delete_orphan_terms", DeletedRow)
+    DELETE_DOCUMENTS = Statement("load/delete_documents", DeletedRow)
     # fd: FD* length bins, their statistics and source authority (loaders/fd_stats.py)
-    FD_LOCK_COLLECTION = "fd/lock_collection"
-    FD_COUNT_DOCUMENTS = "fd/count_documents"
-    FD_LENGTHS = "fd/lengths"
-    FD_RESET_STATS = "fd/reset_stats"
-    FD_STATS = "fd/stats"
-    FD_DROP_STATS = "fd/drop_stats"
-    FD_SET_AUTHORITY = "fd/set_authority"
-    FD_AUTHORITIES = "fd/authorities"
-    FD_INPUTS = "fd/fd_inputs"
+    FD_LOCK_COLLECTION = Statement("fd/lock_collection", FoundRow)
+    FD_COUNT_DOCUMENTS = Statement("fd/count_documents", NoRow)
+    FD_LENGTHS = Statement("fd/lengths", FdLengthRow)
+    FD_RESET_STATS = Statement("fd/reset_stats", NoRow)
+    FD_STATS = Statement("fd/stats", FdStatsRow)
+    FD_DROP_STATS = Statement("fd/drop_stats", NoRow)
+    FD_SET_AUTHORITY = Statement("fd/set_authority", NoRow)
+    FD_AUTHORITIES = Statement("fd/authorities", FdAuthorityRow)
+    FD_INPUTS = Statement("fd/fd_inputs", FdInputsRow)
     # audit: the FD* audits (service/audit)
-    AUDIT_FD_NODES = "audit/fd_nodes"
-    AUDIT_NEAREST_CHUNKS = "audit/nearest_chunks"
-    AUDIT_CHUNK_IDS = "audit/chunk_ids"
-    AUDIT_SAMPLE_CHUNKS = "audit/sample_chunks"
-    AUDIT_DOCUMENT_COSINES = "audit/document_cosines"
+    AUDIT_FD_NODES = Statement("audit/fd_nodes", AuditFdNodeRow)
+    AUDIT_NEAREST_CHUNKS = Statement("audit/nearest_chunks", NearestChunkRow)
+    AUDIT_CHUNK_IDS = Statement("audit/chunk_ids", IdRow)
+    AUDIT_SAMPLE_CHUNKS = Statement("audit/sample_chunks", SampleChunkRow)
+    AUDIT_DOCUMENT_COSINES = Statement("audit/document_cosines", DocumentCosineRow)
     # expand: the expansion along links and entity bridges (service/retrieval/expansion.py);
     # walk: the Personalized PageRank prior (service/retrieval/walk.py)
-    EXPAND_REACHED = "expand/reached"
-    WALK_NEIGHBOURHOOD = "walk/neighbourhood"
+    EXPAND_REACHED = Statement("expand/reached", ReachedRow)
+    WALK_NEIGHBOURHOOD = Statement("walk/neighbourhood", WalkEdgeRow)
     # links: the title-link pass over an existing graph (loaders/title_pass.py)
-    TITLE_PASS_DOCUMENTS = "links/title_pass_documents"
-    DELETE_TITLE_LINKS = "links/delete_title_links"
+    TITLE_PASS_DOCUMENTS = Statement("links/title_pass_documents", TitlePassDocumentRow)
+    DELETE_TITLE_LINKS = Statement("links/delete_title_links", DeletedTitleLinksRow)
     # search: query analysis, candidate paths, scoring (service/retrieval)
-    DETECT_ENTITIES = "search/detect_entities"
-    FILTERED_DOCUMENTS = "search/filtered_documents"
-    DENSE_CHUNKS = "search/dense_chunks"
-    DENSE_CHUNKS_EXACT = "search/dense_chunks_exact"
-    DENSE_DOCUMENTS = "search/dense_documents"
-    DENSE_DOCUMENTS_EXACT = "search/dense_documents_exact"
-    BM25_CHUNKS = "search/bm25_chunks"
-    BM25_DOCUMENTS = "search/bm25_documents"
-    TFIDF_CHUNKS = "search/tfidf_chunks"
-    METADATA_CHUNKS = "search/metadata_chunks"
-    ENTITY_CHUNKS = "search/entity_chunks"
-    FEEDBACK_VECTORS = "search/feedback_vectors"
-    DOCUMENT_SIGNALS = "search/document_signals"
-    HYDRATE_CHUNKS = "search/hydrate_chunks"
-    DOCUMENT_PRIORS = "search/document_priors"
-    FIND_ENTITIES = "search/find_entities"
-    COLLECTION_SIZES = "search/collection_sizes"
+    DETECT_ENTITIES = Statement("search/detect_entities", DetectedEntityRow)
+    FILTERED_DOCUMENTS = Statement("search/filtered_documents", IdRow)
+    DENSE_CHUNKS = Statement("search/dense_chunks", CandidatesRow)
+    DENSE_CHUNKS_EXACT = Statement("search/dense_chunks_exact", CandidatesRow)
+    DENSE_DOCUMENTS = Statement("search/dense_documents", CandidatesRow)
+    DENSE_DOCUMENTS_EXACT = Statement("search/dense_documents_exact", CandidatesRow)
+    BM25_CHUNKS = Statement("search/bm25_chunks", CandidatesRow)
+    BM25_DOCUMENTS = Statement("search/bm25_documents", CandidatesRow)
+    TFIDF_CHUNKS = Statement("search/tfidf_chunks", CandidatesRow)
+    METADATA_CHUNKS = Statement("search/metadata_chunks", CandidatesRow)
+    ENTITY_CHUNKS = Statement("search/entity_chunks", CandidatesRow)
+    FEEDBACK_VECTORS = Statement("search/feedback_vectors", FeedbackVectorRow)
+    DOCUMENT_SIGNALS = Statement("search/document_signals", DocumentSignalsRow)
+    HYDRATE_CHUNKS = Statement("search/hydrate_chunks", HydratedChunkRow)
+    DOCUMENT_PRIORS = Statement("search/document_priors", DocumentPriorRow)
+    FIND_ENTITIES = Statement("search/find_entities", FoundEntityRow)
+    COLLECTION_SIZES = Statement("search/collection_sizes", CollectionSizeRow)
     # entities
-    ENTITY_DOCUMENTS = "entities/entity_documents"
+    ENTITY_DOCUMENTS = Statement("entities/entity_documents", EntityDocumentsRow)
     # graph: the document link graph, PageRank, neighbourhoods (service/link_graph.py, api/graph)
-    GRAPH_DOCUMENT_LINKS = "graph/document_links"
-    GRAPH_SET_PAGERANK = "graph/set_pagerank"
-    GRAPH_NEIGHBOURHOOD = "graph/neighbourhood"
+    GRAPH_DOCUMENT_LINKS = Statement("graph/document_links", DocumentLinksRow)
+    GRAPH_SET_PAGERANK = Statement("graph/set_pagerank", WrittenRow)
+    GRAPH_NEIGHBOURHOOD = Statement("graph/neighbourhood", NeighbourhoodRow)
     # browser: the Neo4j Browser guide's queries (service/api/browser.py renders them)
-    BROWSER_OVERVIEW = "browser/overview"
-    BROWSER_COLLECTIONS = "browser/collections"
-    BROWSER_DOCUMENT_CHUNKS = "browser/document_chunks"
-    BROWSER_ENTITY_MENTIONS = "browser/entity_mentions"
-    BROWSER_EXPANSION_PATHS = "browser/expansion_paths"
-    BROWSER_FOLDER_FD = "browser/folder_fd"
-    BROWSER_NEIGHBOURHOOD = "browser/neighbourhood"
+    BROWSER_OVERVIEW = Statement("browser/overview", BrowserOverviewRow)
+    BROWSER_COLLECTIONS = Statement("browser/collections", BrowserCollectionsRow)
+    BROWSER_DOCUMENT_CHUNKS = Statement("browser/document_chunks", BrowserDocumentChunksRow)
+    BROWSER_ENTITY_MENTIONS = Statement("browser/entity_mentions", BrowserEntityMentionsRow)
+    BROWSER_EXPANSION_PATHS = Statement("browser/expansion_paths", BrowserExpansionPathsRow)
+    BROWSER_FOLDER_FD = Statement("browser/folder_fd", BrowserFolderFdRow)
+    BROWSER_NEIGHBOURHOOD = Statement("browser/neighbourhood", BrowserNeighbourhoodRow)
     # collections: listing and deleting whole collections (loaders/collections.py)
-    LIST_COLLECTIONS = "collections/list_collections"
-    DELETE_COLLECTION = "collections/delete_collection"
-    COLLECTION_DOCUMENTS = "collections/collection_documents"
-    SET_RANKING = "collections/set_ranking"
+    LIST_COLLECTIONS = Statement("collections/list_collections", CollectionRow)
+    DELETE_COLLECTION = Statement("collections/delete_collection", NoRow)
+    COLLECTION_DOCUMENTS = Statement("collections/collection_documents", IdentifiedDocumentRow)
+    SET_RANKING = Statement("collections/set_ranking", NameRow)
     # judgments: relevance judgments and the fit of a collection's weights (service/judgments.py)
-    RECORD_JUDGMENT = "judgments/record_judgment"
-    COLLECTION_JUDGMENTS = "judgments/collection_judgments"
-    KNOWN_DOCUMENTS = "judgments/known_documents"
+    RECORD_JUDGMENT = Statement("judgments/record_judgment", RecordedJudgmentRow)
+    COLLECTION_JUDGMENTS = Statement("judgments/collection_judgments", JudgmentRow)
+    KNOWN_DOCUMENTS = Statement("judgments/known_documents", IdRow)
     # documents: REST reads
-    GET_DOCUMENT = "documents/get_document"
-    LIST_DOCUMENTS = "documents/list_documents"
+    GET_DOCUMENT = Statement("documents/get_document", DocumentRow)
+    LIST_DOCUMENTS = Statement("documents/list_documents", DocumentPageRow)
     # admin
-    DELETE_ALL = "admin/delete_all"
-    GRAPH_SUMMARY = "admin/graph_summary"
-    ALL_LINKS = "admin/all_links"
-    CHUNK_VECTORS = "admin/chunk_vectors"
-    DOCUMENT_VECTORS = "admin/document_vectors"
+    DELETE_ALL = Statement("admin/delete_all", NoRow)
+    GRAPH_SUMMARY = Statement("admin/graph_summary", GraphSummaryRow)
+    ALL_LINKS = Statement("admin/all_links", LinkRow)
+    CHUNK_VECTORS = Statement("admin/chunk_vectors", ChunkVectorRow)
+    DOCUMENT_VECTORS = Statement("admin/document_vectors", DocumentVectorRow)
     # admin: the evaluation (evaluation/run.py, evaluation/tune.py)
-    DOCUMENT_IDS = "admin/document_ids"
-    DOCUMENT_SOURCE_TYPES = "admin/document_source_types"
-    DOCUMENT_TITLES = "admin/document_titles"
-    GRAPH_COUNTS = "admin/graph_counts"
-    DELETE_ALL_BATCHED = "admin/delete_all_batched"
+    DOCUMENT_IDS = Statement("admin/document_ids", IdRow)
+    DOCUMENT_SOURCE_TYPES = Statement("admin/document_source_types", DocumentSourceTypeRow)
+    DOCUMENT_TITLES = Statement("admin/document_titles", DocumentTitleRow)
+    GRAPH_COUNTS = Statement("admin/graph_counts", GraphCountsRow)
+    DELETE_ALL_BATCHED = Statement("admin/delete_all_batched", NoRow)
     # health
-    SERVER_INFO = "health/server_info"
+    SERVER_INFO = Statement("health/server_info", ServerInfoRow)
 
 
 SCHEMA = (
@@ -153,16 +231,16 @@ SCHEMA = (
 
 
 @cache
-def text(query: Query) -> str:
+def text(query: Statement[Any]) -> str:
     """The whole file, header included."""
-    folder, stem = query.value.split("/")
+    folder, stem = query.name.split("/")
     return (
         resources.files("anchorgraph.cypher").joinpath(folder, f"{stem}.cypher").read_text("utf-8")
     )
 
 
 @cache
-def statements(query: Query) -> tuple[str, ...]:
+def statements(query: Statement[Any]) -> tuple[str, ...]:
     """The file's statements without header comments or the trailing ``;``."""
     body = "\n".join(
         line for line in text(query).splitlines() if not line.lstrip().startswith("//")
@@ -171,10 +249,15 @@ def statements(query: Query) -> tuple[str, ...]:
     return tuple(part for part in parts if part)
 
 
-def cypher(query: Query) -> str:
+def cypher(query: Statement[Any]) -> str:
     """The single statement of a one-statement file (what the driver is given)."""
     (only,) = statements(query)
     return only
+
+
+def every_statement() -> list[Statement[Any]]:
+    """Every statement of the catalogue, in the order it lists them."""
+    return [value for value in vars(Query).values() if isinstance(value, Statement)]
 
 
 def all_files() -> list[str]:

@@ -9,13 +9,15 @@ from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeVar
 
 from anchorgraph.embedding import Embedder
-from anchorgraph.graph.gateway import GraphReader, Row
-from anchorgraph.graph.queries import Query
+from anchorgraph.graph.gateway import GraphReader
+from anchorgraph.graph.queries import Statement
 from anchorgraph.retrieval.collections import CollectionSizes
 from anchorgraph.retrieval.types import Ranking, Scope, SearchOptions, StageTiming
+
+R = TypeVar("R")
 
 
 class RankingStage(Protocol):
@@ -62,7 +64,7 @@ class Trace:
         self.round_trips = 0
         self.timings: list[StageTiming] = []
 
-    def read(self, query: Query, parameters: Mapping[str, Any]) -> Sequence[Row]:
+    def read(self, query: Statement[R], parameters: Mapping[str, Any]) -> Sequence[R]:
         """One read through the graph gateway, counted."""
         with self._lock:
             self.round_trips += 1

@@ -61,8 +61,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
-from anchorgraph.graph.gateway import Row
 from anchorgraph.graph.queries import Query
+from anchorgraph.graph.rows import ReachedHop, ReachedRow
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.fd_read import fd_score
 from anchorgraph.retrieval.types import (
@@ -146,7 +146,7 @@ class Edge:
     weight: float = 1.0  # what the hop passes on: 1 for a link, ``bridge_weight`` for a bridge
 
     @classmethod
-    def of(cls, hop: Mapping[str, Any], source_id: str, anchor_fd: float, chunks: int) -> Edge:
+    def of(cls, hop: ReachedHop, source_id: str, anchor_fd: float, chunks: int) -> Edge:
         """One of a ``reached.cypher`` row's ``hops``, out of ``source_id`` (whose FD*_rescaled
         is ``anchor_fd``), in collections of ``chunks`` chunks."""
         kind: Literal["link", "entity"] = "entity" if hop["kind"] == "entity" else "link"
@@ -169,7 +169,7 @@ class Edge:
         )
 
     @classmethod
-    def all_of(cls, rows: Iterable[Row], chunks: int) -> dict[str, list[Edge]]:
+    def all_of(cls, rows: Iterable[ReachedRow], chunks: int) -> dict[str, list[Edge]]:
         """Each source chunk's hops, from ``reached.cypher``'s rows (one per source chunk; its
         FD* is rescaled once for all its hops)."""
         edges: dict[str, list[Edge]] = {}

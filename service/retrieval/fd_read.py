@@ -10,8 +10,8 @@ from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
 from anchorgraph.factual_density import BinStats, fd_star, rescale
-from anchorgraph.graph.gateway import Row
 from anchorgraph.graph.queries import Query
+from anchorgraph.graph.rows import FdInputsRow
 from anchorgraph.retrieval.paths import Reader
 from anchorgraph.retrieval.types import FdScore, SearchOptions
 
@@ -27,7 +27,7 @@ def fd_scores(read: Reader, chunk_ids: Collection[str], level: Level) -> dict[st
     return {record["chunk_id"]: fd_of(record, level) for record in records}
 
 
-def fd_of(record: Row, level: Level) -> FdScore:
+def fd_of(record: FdInputsRow, level: Level) -> FdScore:
     """FD* at ``level`` from a row that carries FD*'s inputs (``fd_inputs.cypher``, and
     ``hydrate_chunks.cypher``, which reads them beside the text)."""
     return fd_score(

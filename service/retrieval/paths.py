@@ -13,8 +13,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
-from anchorgraph.graph.gateway import Row
-from anchorgraph.graph.queries import Query
+from anchorgraph.graph.queries import Query, Statement
+from anchorgraph.graph.rows import CandidatesRow
 from anchorgraph.graph.shards import CHUNKS, DOCUMENTS, VectorIndexFamily
 from anchorgraph.retrieval.types import (
     AnalyzedQuery,
@@ -46,10 +46,13 @@ TFIDF_MAX_POSTINGS = 20_000
 TFIDF_BOOST_POOL = 5
 
 
+R = TypeVar("R")
+
+
 class Reader(Protocol):
     """Runs one read query; counts round trips (``anchorgraph.retrieval.context.Trace``)."""
 
-    def __call__(self, query: Query, parameters: Mapping[str, Any]) -> Sequence[Row]: ...
+    def __call__(self, query: Statement[R], parameters: Mapping[str, Any]) -> Sequence[R]: ...
 
 
 Q_contra = TypeVar("Q_contra", LexicalQuery, EmbeddedQuery, AnalyzedQuery, contravariant=True)
@@ -66,7 +69,7 @@ class CandidatePath(Protocol[Q_contra]):
         ...
 
 
-def _candidates(records: Sequence[Row]) -> list[Candidate]:
+def _candidates(records: Sequence[CandidatesRow]) -> list[Candidate]:
     """The one row of a path statement: its ``candidates`` list, best first."""
     return [
         Candidate(c["chunk_id"], c["document_id"], float(c["score"]))
@@ -121,7 +124,11 @@ class DensePath:
     filter."""
 
     def __init__(
-        self, name: PathName, family: VectorIndexFamily, approximate: Query, exact: Query
+        self,
+        name: PathName,
+        family: VectorIndexFamily,
+        approximate: Statement[CandidatesRow],
+        exact: Statement[CandidatesRow],
     ) -> None:
         self.name, self._family = name, family
         self._approximate, self._exact = approximate, exact
@@ -147,7 +154,9 @@ class Bm25Path:
     index of the query's language, whose analyzer reads the query and the documents in it
     (``anchorgraph.text.language``)."""
 
-    def __init__(self, name: PathName, statement: Query, of_documents: bool) -> None:
+    def __init__(
+        self, name: PathName, statement: Statement[CandidatesRow], of_documents: bool
+    ) -> None:
         self.name, self._statement, self._of_documents = name, statement, of_documents
 
     def retrieve(self, read: Reader, query: LexicalQuery, k: int, scope: Scope) -> list[Candidate]:

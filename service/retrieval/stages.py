@@ -20,8 +20,8 @@ from dataclasses import replace
 from typing import TypeVar
 
 from anchorgraph.graph.deadline import propagating
-from anchorgraph.graph.gateway import Row
 from anchorgraph.graph.queries import Query
+from anchorgraph.graph.rows import DocumentSignalsRow, HydratedChunkRow
 from anchorgraph.retrieval.analysis import analyse, embed, prepare, query_language
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.context import SearchContext, SearchRun, Trace
@@ -390,7 +390,7 @@ def multisignal_pool(ranking: Ranking, options: SearchOptions) -> list[str]:
 
 
 def multisignal_ranking(
-    rows: Sequence[Row],
+    rows: Sequence[DocumentSignalsRow],
     ranking: Ranking,
     options: SearchOptions,
     fd: Mapping[str, FdScore] | None = None,
@@ -501,7 +501,7 @@ def _local(key: str) -> str:
     return split_key(key)[1]
 
 
-def _hydrated(supporting: Supporting, detail: Row | None) -> Supporting:
+def _hydrated(supporting: Supporting, detail: HydratedChunkRow | None) -> Supporting:
     """A supporting chunk with its title and text, its ids those within its collection."""
     path = [
         hop.model_copy(

@@ -30,7 +30,7 @@ from anchorgraph.embedding import HashEmbedder
 from anchorgraph.factual_density import BinStats, fd_star
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.local_server import LocalNeo4j, free_port, throwaway_settings
-from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.graph.queries import Query, cypher, every_statement
 from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
 from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
 from anchorgraph.loaders.ingest import Ingestor
@@ -77,7 +77,7 @@ def runnable_blocks(guide: str) -> list[str]:
 
 
 def test_every_browser_query_is_a_slide_with_an_example() -> None:
-    assert set(GUIDE) == {query for query in Query if query.value.startswith("browser/")}
+    assert set(GUIDE) == {query for query in every_statement() if query.name.startswith("browser/")}
     for query in GUIDE:
         slide = guide_query(query)  # raises when the example leaves out a parameter
         assert slide.title and slide.about, query

@@ -44,7 +44,7 @@ def test_the_guide_has_a_slide_per_query_with_its_filled_in_statement() -> None:
     for query in GUIDE:
         slide = guide_query(query)
         assert html.escape(slide.runnable) in guide, query
-        assert f"cypher/{query.value}.cypher" in guide
+        assert f"cypher/{query.name}.cypher" in guide
     assert "http://127.0.0.1:8000/browser/style.grass" in guide
     assert '<a href="http://127.0.0.1:8000/"' in guide  # back to the search page
 

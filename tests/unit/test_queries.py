@@ -1,4 +1,4 @@
-"""The Cypher catalogue: members and files match, headers document parameters."""
+"""The Cypher catalogue: statements and files match, headers document parameters and columns."""
 
 from __future__ import annotations
 
@@ -6,17 +6,70 @@ import re
 
 import pytest
 
-from anchorgraph.graph.queries import Query, all_files, as_parameters, statements, text
+from anchorgraph.graph.queries import (
+    Query,
+    Statement,
+    all_files,
+    as_parameters,
+    every_statement,
+    statements,
+    text,
+)
+from anchorgraph.graph.rows import NoRow
 
 PARAMETER = re.compile(r"\$([A-Za-z_][A-Za-z0-9_]*)")
+# What a header says a statement returns: from "Returns:" to the guide's "Example:" or its end.
+RETURNS = re.compile(r"Returns:(.*?)(?:Example:|$)", re.DOTALL)
 
 
-def test_every_member_has_a_file_and_every_file_a_member() -> None:
-    assert sorted(query.value for query in Query) == all_files()
+def test_every_statement_has_a_file_and_every_file_a_statement() -> None:
+    names = [query.name for query in every_statement()]
+    assert sorted(names) == all_files()
+    assert len(set(names)) == len(names)
 
 
-@pytest.mark.parametrize("query", list(Query), ids=str)
-def test_header_names_parameters_and_what_returns(query: Query) -> None:
+def columns(query: Statement[object]) -> set[str]:
+    """The keys of the statement's row type."""
+    row = query.row
+    return set(row.__required_keys__ | row.__optional_keys__)  # type: ignore[attr-defined]
+
+
+def returns(source: str) -> str:
+    """What the header of a ``.cypher`` file's ``source`` says it returns."""
+    header = " ".join(
+        line.removeprefix("//") for line in source.splitlines() if line.startswith("//")
+    )
+    found = RETURNS.search(header)
+    assert found, "the header has no 'Returns:'"
+    return found[1].strip()
+
+
+def unnamed_columns(query: Statement[object], source: str) -> set[str]:
+    """The columns of ``query``'s row that its header's ``Returns:`` does not name."""
+    said = returns(source)
+    return {key for key in columns(query) if not re.search(rf"\b{key}\b", said)}
+
+
+@pytest.mark.parametrize("query", every_statement(), ids=str)
+def test_header_names_every_column_of_the_row(query: Statement[object]) -> None:
+    said = returns(text(query))
+    if query.row is NoRow:
+        assert said.startswith("nothing"), f"{query} returns no row, but its header says {said!r}"
+    else:
+        assert not said.startswith("nothing"), f"{query} has a row type; its header: nothing"
+        assert not unnamed_columns(query, text(query)), f"{query}: Returns: leaves out columns"
+
+
+def test_a_header_that_leaves_out_a_column_is_caught() -> None:
+    """The check above can fail: the hydrate statement's header without ``ocr_confidence``."""
+    source = text(Query.HYDRATE_CHUNKS)
+    assert not unnamed_columns(Query.HYDRATE_CHUNKS, source)
+    edited = source.replace("ocr_confidence", "confidence")
+    assert unnamed_columns(Query.HYDRATE_CHUNKS, edited) == {"ocr_confidence"}
+
+
+@pytest.mark.parametrize("query", every_statement(), ids=str)
+def test_header_names_parameters_and_what_returns(query: Statement[object]) -> None:
     header = [line for line in text(query).splitlines() if line.startswith("//")]
     assert header, f"{query} has no // header"
     joined = "\n".join(header)
