@@ -32,6 +32,17 @@ from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 from anchorgraph.factual_density import LengthBin
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
+from anchorgraph.retrieval.rules import (
+    AllOf,
+    AnyOf,
+    Requires,
+    any_in,
+    differs,
+    equals,
+    none_in,
+    one_of,
+    positive,
+)
 from anchorgraph.retrieval.scoring import SignalBreakdown
 from anchorgraph.scope import CollectionName
 from anchorgraph.text.language import Language
@@ -303,61 +314,52 @@ class SignalWeightsIn(BaseModel):
     )
 
 
-# The rules of ``SearchOptions._consistent`` in JSON Schema, so that a client (or a contract
-# test) knows from the schema alone which requests are accepted. A ``properties`` keyword holds
-# when the property is absent, which is what the defaults (level chunk, mode hybrid) need.
-_NO_DOCUMENT_PATHS_AT_CHUNK_LEVEL: dict[str, Any] = {
-    "if": {"properties": {"level": {"const": "chunk"}, "mode": {"not": {"const": "multisignal"}}}},
-    "then": {
-        "properties": {
-            "paths": {
-                "anyOf": [
-                    {"type": "null"},
-                    {"items": {"not": {"enum": sorted(DOCUMENT_PATHS)}}},
-                ]
-            }
-        }
-    },
-}
-_FEEDBACK_NEEDS_A_DENSE_PATH: dict[str, Any] = {
-    "if": {"required": ["feedback"], "properties": {"feedback": {"type": "integer", "minimum": 1}}},
-    "then": {
-        "anyOf": [
-            {"required": ["mode"], "properties": {"mode": {"const": "dense"}}},
-            {
-                "properties": {
-                    "mode": {"enum": ["hybrid", "multisignal"]},
-                    "paths": {
-                        "anyOf": [
-                            {"type": "null"},
-                            {"contains": {"enum": sorted(DENSE_PATH_NAMES)}},
-                        ]
-                    },
-                }
-            },
-        ]
-    },
-}
+# The rules that tie a request's fields together (anchorgraph.retrieval.rules): each is checked by
+# ``SearchOptions`` and published in its JSON schema from the same object. ``level`` chunk and
+# ``mode`` hybrid are the defaults, which the rules' schemas take into account.
+SEARCH_RULES = (
+    Requires(
+        when=AllOf((equals("level", "chunk"), differs("mode", Mode.MULTISIGNAL))),
+        then=none_in("paths", sorted(DOCUMENT_PATHS)),
+        message="doc_dense and doc_bm25 rank whole documents: ask for level 'document'",
+    ),
+    Requires(
+        when=positive("feedback"),
+        then=AnyOf(
+            (
+                equals("mode", Mode.DENSE),
+                AllOf(
+                    (
+                        one_of("mode", [Mode.HYBRID, Mode.MULTISIGNAL]),
+                        any_in("paths", sorted(DENSE_PATH_NAMES)),
+                    )
+                ),
+            )
+        ),
+        message="feedback moves the query vector and re-runs the dense paths: "
+        "this search has no dense or doc_dense path",
+    ),
+    Requires(
+        when=positive("pagerank_weight"),
+        then=equals("mode", Mode.HYBRID),
+        message="pagerank_weight is a prior of the fusion: ask for mode 'hybrid'",
+    ),
+    Requires(
+        when=positive("walk_weight"),
+        then=equals("mode", Mode.HYBRID),
+        message="walk_weight is a prior of the fusion: ask for mode 'hybrid'",
+    ),
+    Requires(
+        when=positive("fd_weight"),
+        then=equals("mode", Mode.HYBRID),
+        message="fd_weight fuses FD* with the paths of a hybrid search; multisignal mode has "
+        "signal_weights.fd, and any mode can ask for fd_rerank",
+    ),
+)
 
 
-def _hybrid_only(option: str) -> dict[str, Any]:
-    return {
-        "if": {"required": [option], "properties": {option: {"exclusiveMinimum": 0}}},
-        "then": {"properties": {"mode": {"const": "hybrid"}}},
-    }
-
-
-_CROSS_FIELD_RULES: list[dict[str, Any]] = [
-    _NO_DOCUMENT_PATHS_AT_CHUNK_LEVEL,
-    _FEEDBACK_NEEDS_A_DENSE_PATH,
-    _hybrid_only("pagerank_weight"),
-    _hybrid_only("walk_weight"),
-    _hybrid_only("fd_weight"),
-]
-
-
-def _document_request(schema: dict[str, Any]) -> None:
-    schema["allOf"] = _CROSS_FIELD_RULES
+def _document_request(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    schema["allOf"] = [rule.schema(model) for rule in SEARCH_RULES]
     schema["examples"] = [
         {"query": "AG-2048 battery life", "k": 5, "explain": True},
         {"query": "humidity in the storerooms", "level": "document", "expand": True},
@@ -553,26 +555,8 @@ class SearchOptions(BaseModel):
 
     @model_validator(mode="after")
     def _consistent(self) -> SearchOptions:
-        # Each rule is also in the JSON schema (_CROSS_FIELD_RULES), so what the schema allows
-        # is accepted.
-        if not self.document_level and DOCUMENT_PATHS.intersection(self.paths or ()):
-            raise ValueError(
-                "doc_dense and doc_bm25 rank whole documents: ask for level 'document'"
-            )
-        if self.feedback and not DENSE_PATH_NAMES.intersection(self.active_paths()):
-            raise ValueError(
-                "feedback moves the query vector and re-runs the dense paths: "
-                "this search has no dense or doc_dense path"
-            )
-        if self.pagerank_weight and self.mode is not Mode.HYBRID:
-            raise ValueError("pagerank_weight is a prior of the fusion: ask for mode 'hybrid'")
-        if self.walk_weight and self.mode is not Mode.HYBRID:
-            raise ValueError("walk_weight is a prior of the fusion: ask for mode 'hybrid'")
-        if self.fd_weight and self.mode is not Mode.HYBRID:
-            raise ValueError(
-                "fd_weight fuses FD* with the paths of a hybrid search; multisignal mode has "
-                "signal_weights.fd, and any mode can ask for fd_rerank"
-            )
+        for rule in SEARCH_RULES:
+            rule.check(self)
         return self
 
     def feedback_documents(self) -> int:

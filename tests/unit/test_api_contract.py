@@ -193,6 +193,7 @@ def test_the_schema_says_which_search_requests_are_accepted(openapi: dict[str, A
         "feedback": [absent, None, 0, 2],
         "pagerank_weight": [absent, 0, 0.5],
         "fd_weight": [absent, 0.0, 1],
+        "walk_weight": [absent, 0.5],
     }
     disagreements, refused = [], 0
     for values in itertools.product(*grid.values()):
