@@ -12,8 +12,9 @@ embed documents (``ingest``, ``sync``, ``run``, ``eval``) and the API server loa
 
 from __future__ import annotations
 
+import inspect
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -30,6 +31,7 @@ from anchorgraph.cli_output import (
     query_embedder,
     refuse,
 )
+from anchorgraph.cli_search import read_flags
 from anchorgraph.cli_tune import tune
 
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
@@ -534,71 +536,14 @@ def _threads(threads: int) -> str:
     return "every core" if threads == 0 else f"{threads} thread{'s' if threads > 1 else ''}"
 
 
-@app.command("search")
 def search_command(
-    query: Annotated[str, typer.Argument(help="Any text; Lucene syntax in it is not interpreted.")],
-    collection: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--collection", "-c", help="Search this collection (repeatable); default: all."
-        ),
-    ] = None,
-    mode: Annotated[
-        str, typer.Option(help="dense, bm25, tfidf, hybrid or multisignal.")
-    ] = "hybrid",
-    level: Annotated[str, typer.Option(help="chunk or document.")] = "chunk",
-    k: Annotated[int, typer.Option("-k", "--k", help="Hits to show.")] = 10,
-    k_over: Annotated[int, typer.Option(help="Candidates fetched per path.")] = 100,
-    folder: Annotated[
-        list[str] | None, typer.Option(help="Only this folder and below (repeatable).")
-    ] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="Only documents with a tag.")] = None,
-    feedback: Annotated[
-        int | None,
-        typer.Option(help="Feedback documents (pseudo-relevance); default: 0, off."),
-    ] = None,
-    fd_rerank: Annotated[
-        bool,
-        typer.Option(
-            help="FD* rerank (factual density, docs/design.md §3): the top --fd-pool hits "
-            "scored (1 − λ)·score + λ·FD*_rescaled; with --mode dense the score is the cosine."
-        ),
-    ] = False,
-    fd_lambda: Annotated[
-        float | None, typer.Option(help="λ of the FD* rerank; default 0.1 (docs/benchmarks.md).")
-    ] = None,
-    fd_pool: Annotated[int, typer.Option(help="Hits the FD* rerank scores again.")] = 20,
-    fd_weight: Annotated[
-        float, typer.Option(help="FD* fused as a signal with this weight (hybrid mode); 0: off.")
-    ] = 0.0,
-    expand: Annotated[
-        bool,
-        typer.Option(help="Follow the hits' hyperlinks and attach the chunks they validate."),
-    ] = False,
-    bridge: Annotated[
-        bool,
-        typer.Option(
-            help="Also hop through specific entities the hits' chunks mention, to other "
-            "documents' chunks mentioning them."
-        ),
-    ] = False,
-    expand_depth: Annotated[
-        int, typer.Option(help="Hops (links, entity bridges) followed from a hit, at most.")
-    ] = 2,
-    explain: Annotated[
-        bool, typer.Option(help="Show each path's raw and normalised score and share.")
-    ] = False,
-    as_json: Annotated[
-        bool, typer.Option("--json", help="Print the result as POST /search returns it.")
-    ] = False,
-    api: Annotated[
-        str | None,
-        typer.Option(
-            help="Search through the API running at this URL (e.g. http://127.0.0.1:8000), "
-            "which has the model loaded, instead of opening Neo4j here; sends "
-            "ANCHORGRAPH_API_KEY if set.",
-        ),
-    ] = None,
+    query: str,
+    collection: list[str] | None,
+    folder: list[str] | None,
+    tag: list[str] | None,
+    as_json: bool,
+    api: str | None,
+    **flags: Any,
 ) -> None:
     """Search the graph from the terminal, with the engine the API and the library use.
 
@@ -609,24 +554,17 @@ def search_command(
 
     from anchorgraph.retrieval.types import Filters, SearchOptions
 
+    given = {name: value for name, value in flags.items() if value is not None}
+    explain = bool(given.get("explain"))
     try:
-        options = SearchOptions(
-            query=query,
-            collections=collection or None,
-            mode=mode,
-            level=level,
-            k=k,
-            k_over=k_over,
-            feedback=feedback,
-            fd_rerank=fd_rerank,
-            fd_pool=fd_pool,
-            fd_weight=fd_weight,
-            expand=expand,
-            bridge=bridge,
-            expand_depth=expand_depth,
-            filters=Filters(folders=folder or [], tags=tag or []),
-            explain=explain or as_json,
-            **({} if fd_lambda is None else {"fd_lambda": fd_lambda}),
+        options = SearchOptions.model_validate(
+            {
+                **given,
+                "query": query,
+                "collections": collection or None,
+                "filters": Filters(folders=folder or [], tags=tag or []),
+                "explain": explain or as_json,
+            }
         )
     except ValidationError as error:
         problems = "; ".join(
@@ -639,6 +577,70 @@ def search_command(
         console.print_json(result.model_dump_json())
         return
     _print_result(result, explain=explain)
+
+
+_OWN_OPTIONS = [
+    inspect.Parameter(
+        name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=kind
+    )
+    for name, kind, default in [
+        (
+            "query",
+            Annotated[
+                str, typer.Argument(help="Any text; Lucene syntax in it is not interpreted.")
+            ],
+            inspect.Parameter.empty,
+        ),
+        (
+            "collection",
+            Annotated[
+                list[str] | None,
+                typer.Option(
+                    "--collection", "-c", help="Search this collection (repeatable); default: all."
+                ),
+            ],
+            None,
+        ),
+        (
+            "folder",
+            Annotated[
+                list[str] | None, typer.Option(help="Only this folder and below (repeatable).")
+            ],
+            None,
+        ),
+        (
+            "tag",
+            Annotated[
+                list[str] | None, typer.Option(help="Only documents with a tag (repeatable).")
+            ],
+            None,
+        ),
+        (
+            "as_json",
+            Annotated[
+                bool, typer.Option("--json", help="Print the result as POST /search returns it.")
+            ],
+            False,
+        ),
+        (
+            "api",
+            Annotated[
+                str | None,
+                typer.Option(
+                    help="Search through the API running at this URL (e.g. http://127.0.0.1:8000), "
+                    "which has the model loaded, instead of opening Neo4j here; sends "
+                    "ANCHORGRAPH_API_KEY if set.",
+                ),
+            ],
+            None,
+        ),
+    ]
+]
+# The command's own options, then one per SearchOptions field (anchorgraph.cli_search).
+search_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+    [*_OWN_OPTIONS, *(flag.parameter() for flag in read_flags())]
+)
+app.command("search")(search_command)
 
 
 def _search_here(options: SearchOptions) -> SearchResult:

@@ -1,0 +1,95 @@
+"""``anchorgraph search`` takes its options from ``SearchOptions``: a flag per field, described
+and bounded as the model has them, the model deciding defaults and refusals."""
+
+from __future__ import annotations
+
+from importlib import resources
+from typing import Any
+
+import pytest
+from pydantic import BaseModel
+from typer.testing import CliRunner
+
+from anchorgraph import cli
+from anchorgraph.cli_search import (
+    FLAGS_FILE,
+    NOT_A_FLAG,
+    OWN_WAY,
+    flags_json,
+    flags_of,
+    read_flags,
+)
+from anchorgraph.retrieval.types import SearchOptions
+
+
+def test_the_flags_file_is_what_the_model_gives() -> None:
+    """Regenerate with `python -m anchorgraph.cli_search > service/search_flags.json`."""
+    shipped = resources.files("anchorgraph").joinpath(FLAGS_FILE).read_text("utf-8")
+    assert shipped == flags_json(SearchOptions)
+
+
+def test_every_field_is_a_flag_or_taken_its_own_way() -> None:
+    flagged = {flag.field for flag in read_flags()}
+    assert flagged | OWN_WAY | NOT_A_FLAG == set(SearchOptions.model_fields)
+    assert not flagged & (OWN_WAY | NOT_A_FLAG)
+
+
+def test_a_field_that_is_no_flag_is_refused_by_name() -> None:
+    class Request(BaseModel):
+        k: int = 1
+        costs: dict[str, float] = {}
+
+    with pytest.raises(TypeError, match="NOT_A_FLAG"):
+        flags_of(Request)
+
+
+def test_the_help_shows_each_field_with_its_description_and_range() -> None:
+    shown = CliRunner().invoke(cli.app, ["search", "--help"], terminal_width=200)
+    assert shown.exit_code == 0
+    for flag in read_flags():
+        assert flag.option in shown.output
+    assert "Only entities that at most this many chunks mention bridge" in shown.output
+    assert "Range [2, 10000]. Default: 20." in shown.output
+
+
+@pytest.fixture
+def searched(monkeypatch: pytest.MonkeyPatch) -> list[SearchOptions]:
+    """The options each search would run with; the graph is not opened."""
+    seen: list[SearchOptions] = []
+
+    def capture(options: SearchOptions) -> Any:
+        seen.append(options)
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli, "_search_here", capture)
+    return seen
+
+
+def test_given_flags_reach_the_options_and_the_rest_keep_the_model_defaults(
+    searched: list[SearchOptions],
+) -> None:
+    arguments = ["search", "pump valve", "-k", "3", "--level", "document", "--fd-lambda", "0.3"]
+    arguments += ["--expand", "--expand-top", "5", "--paths", "dense", "--paths", "bm25"]
+    arguments += ["--folder", "lab", "-c", "sample"]
+    done = CliRunner().invoke(cli.app, arguments)
+    assert done.exit_code == 0, done.output
+    (options,) = searched
+    assert (options.query, options.k, options.level, options.fd_lambda) == (
+        "pump valve", 3, "document", 0.3,
+    )  # fmt: skip
+    assert options.expand and options.expand_top == 5
+    assert options.paths == ["dense", "bm25"]
+    assert options.filters.folders == ["lab"] and options.collections == ["sample"]
+    defaults = SearchOptions(query="pump valve")
+    assert options.expand_depth == defaults.expand_depth
+    assert options.feedback == defaults.feedback and options.fusion == defaults.fusion
+
+
+def test_a_value_the_model_refuses_ends_the_command_before_any_search(
+    searched: list[SearchOptions],
+) -> None:
+    done = CliRunner().invoke(cli.app, ["search", "x", "--expand-depth", "9", "--mode", "magic"])
+    assert done.exit_code == 2
+    assert "expand_depth: Input should be less than or equal to 3" in done.output
+    assert "mode: Input should be" in done.output
+    assert not searched
