@@ -11,11 +11,9 @@ from typing import Any
 
 import pytest
 from pydantic import ValidationError
+from sample_graph import SampleGraphs
 
 from anchorgraph.embedding import Embedder
-from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import sample_corpus
 from anchorgraph.library import Library, open_library
 from anchorgraph.retrieval.types import SearchResult
 from anchorgraph.settings import Settings
@@ -30,10 +28,12 @@ OPTIONS: dict[str, Any] = {"level": "document", "k": 3}
 
 
 @pytest.fixture(scope="module")
-def library(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[Library]:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
+def library(
+    sample_graph: SampleGraphs, settings: Settings, embedder: Embedder
+) -> Iterator[Library]:
+    # As Library.ingest(sample_corpus()) writes it: the settings' extractor (spaCy's pipeline).
+    sample_graph(embedder, spacy=True, casing_names=settings.casing_names)
     with open_library(settings, embedder_factory=lambda _: embedder) as library:
-        library.ingest(sample_corpus())
         yield library
 
 

@@ -9,12 +9,13 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+from sample_graph import SampleGraphs
 
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
-from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
+from anchorgraph.ingestion import read_all
+from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry
 from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.expansion import bridge_weight, inherited_score, supporting_score
@@ -187,13 +188,8 @@ def test_the_walk_moves_the_entity_neighbour_up(context: SearchContext) -> None:
 
 # --- the sample corpus ----------------------------------------------------------------------------
 @pytest.fixture(scope="module")
-def sample(
-    context: SearchContext, graph: Graph, settings: Settings, embedder: Embedder
-) -> SearchContext:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    documents, _ = read_all(settings, sample_corpus())
-    gazetteer = load_gazetteer(sample_gazetteer())
-    Ingestor(graph, embedder, EntityExtractor(None, gazetteer)).ingest(documents)
+def sample(context: SearchContext, sample_graph: SampleGraphs, embedder: Embedder) -> SearchContext:
+    sample_graph(embedder, gazetteer=True)  # in place of the authored pages
     return context
 
 

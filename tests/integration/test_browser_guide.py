@@ -22,6 +22,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from fastapi.testclient import TestClient
+from sample_graph import SampleGraph, SampleGraphs, ingest_sample
 from uvicorn_thread import served
 
 from anchorgraph.api.browser import GUIDE, guide_query
@@ -30,10 +31,8 @@ from anchorgraph.embedding import HashEmbedder
 from anchorgraph.factual_density import BinStats, fd_star
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.local_server import LocalNeo4j, free_port, throwaway_settings
-from anchorgraph.graph.queries import Query, cypher, every_statement
-from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
-from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
-from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.graph.queries import Query, every_statement
+from anchorgraph.ingestion import sample_corpus
 from anchorgraph.runtime import open_runtime
 from anchorgraph.settings import Settings
 
@@ -52,18 +51,14 @@ TRACE_HOST = re.compile(r"\.ingest\.sentry\.io$")
 RUNNABLE = re.compile(r'<pre class="[^"]*\brunnable\b[^"]*">(.*?)</pre>', re.DOTALL)
 
 
-def ingest_sample(graph: Graph, embedder: HashEmbedder) -> None:
-    """The sample corpus with the sample gazetteer's entities (no spaCy: plumbing only)."""
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    documents, _ = read_all(Settings(_env_file=None), sample_corpus())
-    extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
-    Ingestor(graph, embedder, extractor).ingest(documents, collection="sample")
+# The sample corpus with the sample gazetteer's entities (no spaCy: plumbing only), in its own
+# collection as `make run` loads it.
+SAMPLE = SampleGraph(gazetteer=True, collections=("sample",))
 
 
 @pytest.fixture(scope="module")
-def sample(graph: Graph, fake_embedder: HashEmbedder) -> Graph:
-    ingest_sample(graph, fake_embedder)
-    return graph
+def sample(sample_graph: SampleGraphs, fake_embedder: HashEmbedder) -> Graph:
+    return sample_graph.holding(fake_embedder, SAMPLE)
 
 
 @pytest.fixture(scope="module")
@@ -223,7 +218,7 @@ def browser_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[L
     embedder = HashEmbedder(dimension=384)
     try:
         with open_runtime(settings, schema="apply", embedder_factory=lambda _: embedder) as rt:
-            ingest_sample(rt.graph, embedder)
+            ingest_sample(rt.graph, settings, embedder, SAMPLE)
         app = create_app(settings, embedder_factory=lambda _: embedder)
         with served(app, settings.api_port) as api:
             yield local, api

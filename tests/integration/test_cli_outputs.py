@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from sample_graph import SampleGraphs
 from typer.testing import CliRunner
 from uvicorn_thread import served
 
@@ -21,7 +22,6 @@ from anchorgraph.embedding import HashEmbedder
 from anchorgraph.graph.driver import neo4j_auth
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.local_server import LocalNeo4j
-from anchorgraph.ingestion import read_all, sample_corpus
 from anchorgraph.loaders.entities import EntityExtractor
 from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.read import read_bytes
@@ -105,14 +105,13 @@ def test_start_run_and_serve_name_the_password_file_never_the_password(
 
 
 def test_an_audit_without_out_writes_into_the_data_folder_and_says_where(
-    clean_graph: Graph,
+    sample_graph: SampleGraphs,
     fake_embedder: HashEmbedder,
     settings: Settings,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    sample, _ = read_all(settings, sample_corpus())
-    Ingestor(clean_graph, fake_embedder, EntityExtractor(None)).ingest(sample)
+    sample_graph(fake_embedder)
     here, data = tmp_path / "here", tmp_path / "data"
     here.mkdir()
     monkeypatch.chdir(here)

@@ -21,6 +21,7 @@ from pathlib import Path
 import httpx
 import numpy as np
 import pytest
+from sample_graph import SampleGraphs
 from uvicorn_thread import served
 
 from anchorgraph.app import create_app
@@ -33,7 +34,6 @@ from anchorgraph.embedding import (
 )
 from anchorgraph.graph.driver import neo4j_auth
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.ingestion import read_all, sample_corpus
 from anchorgraph.library import open_search
 from anchorgraph.loaders.entities import EntityExtractor
 from anchorgraph.loaders.ingest import Ingestor
@@ -210,14 +210,13 @@ def test_without_a_recorded_export_the_full_model_loads_once_and_records_it(
 
 
 def test_search_embeds_with_the_recorded_export_and_finds_what_the_library_finds(
-    clean_graph: Graph,
+    sample_graph: SampleGraphs,
     embedder: Embedder,
     settings: Settings,
     cli_env: dict[str, str],
     tmp_path: Path,
 ) -> None:
-    sample, _ = read_all(settings, sample_corpus())
-    Ingestor(clean_graph, embedder, EntityExtractor(None)).ingest(sample, collection="sample")
+    sample_graph(embedder, collections=["sample"])
     load_query_embedder(settings.embedding_model, settings.cache_dir)  # recorded: no fallback
 
     for mode in ("hybrid", "dense"):

@@ -17,14 +17,13 @@ import time
 from pathlib import Path
 
 import pytest
+from sample_graph import SampleGraphs
 from uvicorn_thread import served
 
 from anchorgraph.app import create_app
 from anchorgraph.embedding import Embedder
-from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
-from anchorgraph.runtime import Runtime
+from anchorgraph.ingestion import sample_gazetteer
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -63,20 +62,21 @@ def schemathesis_run(base_url: str, workdir: Path) -> subprocess.CompletedProces
 
 
 def test_schemathesis_finds_nothing(
-    clean_graph: Graph, settings: Settings, embedder: Embedder, tmp_path: Path
+    sample_graph: SampleGraphs, settings: Settings, embedder: Embedder, tmp_path: Path
 ) -> None:
     # No spaCy pipeline: the documents schemathesis writes are ingested on gazetteer and
     # patterns alone, which keeps the run short; the contract is the same.
     api_settings = settings.model_copy(update={"spacy_model": "", "gazetteer": sample_gazetteer()})
+    # The sample in its own collection, as `make run` loads it, with the API's extractor.
+    graph = sample_graph(
+        embedder, gazetteer=True, casing_names=api_settings.casing_names, collections=["sample"]
+    )
     app = create_app(api_settings, embedder_factory=lambda _: embedder)
     with served(app, access_log=False) as base_url:
-        runtime: Runtime = app.state.runtime
-        documents, _ = read_all(api_settings, sample_corpus())
-        runtime.ingestor.ingest(documents, collection="sample")  # as `make run` does
         started = time.monotonic()
         completed = schemathesis_run(base_url, tmp_path)
         elapsed = time.monotonic() - started
-    clean_graph.driver.execute_query(cypher(Query.DELETE_ALL))  # what the run wrote
+    graph.driver.execute_query(cypher(Query.DELETE_ALL))  # what the run wrote
     summary = completed.stdout[completed.stdout.rfind("SUMMARY") :]
     print(f"schemathesis: exit {completed.returncode} in {elapsed:.0f} s\n{summary}")  # -s
     assert completed.returncode == 0, completed.stdout[-20_000:] + completed.stderr[-5_000:]

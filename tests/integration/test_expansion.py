@@ -12,14 +12,12 @@ from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
+from sample_graph import SampleGraphs
 
 from anchorgraph.app import create_app
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus
-from anchorgraph.loaders.entities import EntityExtractor
-from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.pipeline import search
 from anchorgraph.retrieval.types import SearchOptions, SearchResult
@@ -31,11 +29,8 @@ QUERY = "what happened in the Gallery 3 incident?"
 
 
 @pytest.fixture(scope="module")
-def context(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[SearchContext]:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    documents, _ = read_all(settings, sample_corpus())
-    Ingestor(graph, embedder, EntityExtractor(None)).ingest(documents)
-    context = SearchContext(graph, embedder)
+def context(sample_graph: SampleGraphs, embedder: Embedder) -> Iterator[SearchContext]:
+    context = SearchContext(sample_graph(embedder), embedder)
     yield context
     context.close()
 

@@ -9,16 +9,14 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from sample_graph import SampleGraphs
 
 from anchorgraph.app import create_app
 from anchorgraph.embedding import Embedder
 from anchorgraph.factual_density import FdLevel, LengthBin, length_bin
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
-from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
+from anchorgraph.graph.queries import Query
 from anchorgraph.loaders.fd_stats import bin_stats
-from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.fd_read import fd_of
 from anchorgraph.retrieval.pipeline import search
@@ -33,12 +31,8 @@ FOUNDER = "people/helena-vasconcelos.md"
 
 
 @pytest.fixture(scope="module")
-def context(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[SearchContext]:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    documents, _ = read_all(settings, sample_corpus())
-    extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
-    Ingestor(graph, embedder, extractor).ingest(documents)
-    context = SearchContext(graph, embedder)
+def context(sample_graph: SampleGraphs, embedder: Embedder) -> Iterator[SearchContext]:
+    context = SearchContext(sample_graph(embedder, gazetteer=True), embedder)
     yield context
     context.close()
 

@@ -16,14 +16,11 @@ from typing import Any
 
 import anyio
 import pytest
+from sample_graph import SampleGraphs
 
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.driver import neo4j_auth
-from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.local_server import free_port
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import sample_corpus
-from anchorgraph.library import open_library
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
@@ -37,10 +34,11 @@ TIMEOUT_S = 300
 
 
 @pytest.fixture(scope="module")
-def server_env(graph: Graph, settings: Settings, embedder: Embedder) -> dict[str, str]:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    with open_library(settings, embedder_factory=lambda _: embedder) as library:
-        library.ingest(sample_corpus())
+def server_env(
+    sample_graph: SampleGraphs, settings: Settings, embedder: Embedder
+) -> dict[str, str]:
+    # As Library.ingest(sample_corpus()) writes it: the settings' extractor (spaCy's pipeline).
+    sample_graph(embedder, spacy=True, casing_names=settings.casing_names)
     return {
         **os.environ,
         "ANCHORGRAPH_NEO4J_URI": settings.bolt_uri,

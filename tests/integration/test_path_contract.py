@@ -8,21 +8,17 @@ of plumbing; the relevance of each path is tested elsewhere."""
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import pytest
+from sample_graph import SampleGraphs
 
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
-from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
-from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.analysis import analyse, embed, prepare
 from anchorgraph.retrieval.paths import PATHS
 from anchorgraph.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, PathName, Scope
 from anchorgraph.scope import split_key
-from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
 
@@ -35,13 +31,8 @@ QUERIES = [
 
 
 @pytest.fixture(scope="module")
-def corpus(graph: Graph, settings: Settings, fake_embedder: Embedder) -> Iterator[Graph]:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    documents, _ = read_all(settings, sample_corpus())
-    extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
-    for collection in COLLECTIONS:
-        Ingestor(graph, fake_embedder, extractor).ingest(documents, collection=collection)
-    yield graph
+def corpus(sample_graph: SampleGraphs, fake_embedder: Embedder) -> Graph:
+    return sample_graph(fake_embedder, gazetteer=True, collections=COLLECTIONS)
 
 
 COLLECTIONS = ("one", "two")

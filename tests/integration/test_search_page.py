@@ -21,6 +21,7 @@ from urllib.parse import unquote
 import httpx
 import pytest
 from fastapi import FastAPI
+from sample_graph import SampleGraphs
 from uvicorn_thread import served
 
 from anchorgraph.api.warm import (
@@ -33,8 +34,7 @@ from anchorgraph.api.warm import (
 from anchorgraph.app import create_app
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
+from anchorgraph.ingestion import sample_gazetteer
 from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
 from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.read import read_bytes
@@ -49,12 +49,10 @@ INCIDENT = "what happened in the Gallery 3 incident?"
 
 
 @pytest.fixture(scope="module")
-def app(graph: Graph, settings: Settings, embedder: Embedder) -> FastAPI:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    documents, _ = read_all(settings, sample_corpus())
+def app(sample_graph: SampleGraphs, settings: Settings, embedder: Embedder) -> FastAPI:
+    graph = sample_graph(embedder, gazetteer=True)
     extractor = EntityExtractor(None, gazetteer=load_gazetteer(sample_gazetteer()))
     ingestor = Ingestor(graph, embedder, extractor)
-    ingestor.ingest(documents)
     # A second collection, for the picker.
     cloakroom = b"# Cloakroom\n\nThe cloakroom keeps coats and umbrellas until 18:30."
     note = read_bytes(

@@ -7,15 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from sample_graph import SampleGraphs
 
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.ingestion import read_all, sample_corpus
-from anchorgraph.loaders.entities import EntityExtractor
-from anchorgraph.loaders.ingest import Ingestor
+from anchorgraph.ingestion import read_all
 from anchorgraph.loaders.model import SourceDocument
-from anchorgraph.loaders.title_links import TITLE_LINK_MARK, link_corpus
+from anchorgraph.loaders.title_links import TITLE_LINK_MARK
 from anchorgraph.loaders.title_pass import link_titles_in_graph
 from anchorgraph.settings import Settings
 
@@ -60,32 +58,30 @@ def title_links(graph: Graph) -> set[Link]:
 
 
 @pytest.fixture(scope="module")
-def corpus(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> list[SourceDocument]:
+def atlas(settings: Settings, tmp_path_factory: pytest.TempPathFactory) -> list[SourceDocument]:
+    """The pages above, ingested after the sample corpus's (they mention each other's titles)."""
     folder: Path = tmp_path_factory.mktemp("atlas")
     for name, (title, text) in PAGES.items():
         (folder / name).write_text(f"---\ntitle: {title}\n---\n\n{text}\n")
-    sample, _ = read_all(settings, sample_corpus())
-    atlas, _ = read_all(settings, folder)
-    return [*sample, *atlas]
-
-
-def ingest(graph: Graph, embedder: Embedder, documents: list[SourceDocument]) -> None:
-    graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    Ingestor(graph, embedder, EntityExtractor(None)).ingest(documents)
+    documents, _ = read_all(settings, folder)
+    return documents
 
 
 @pytest.fixture(scope="module")
-def at_ingest(graph: Graph, embedder: Embedder, corpus: list[SourceDocument]) -> set[Link]:
+def at_ingest(
+    sample_graph: SampleGraphs, embedder: Embedder, atlas: list[SourceDocument]
+) -> set[Link]:
     """The links of the corpus ingested with title linking (``ingest --link-titles``)."""
-    linked, _ = link_corpus(corpus)
-    ingest(graph, embedder, linked)
-    return links(graph)
+    return links(sample_graph(embedder, extra=atlas, link_titles=True))
 
 
 def test_the_pass_makes_the_links_ingest_makes(
-    graph: Graph, embedder: Embedder, corpus: list[SourceDocument], at_ingest: set[Link]
+    sample_graph: SampleGraphs,
+    embedder: Embedder,
+    atlas: list[SourceDocument],
+    at_ingest: set[Link],
 ) -> None:
-    ingest(graph, embedder, corpus)
+    graph = sample_graph(embedder, extra=atlas)  # the same corpus, without title links
     written = links(graph)
     assert not title_links(graph)
     report = link_titles_in_graph(graph, embedder, "default")
