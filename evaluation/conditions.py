@@ -233,7 +233,9 @@ def build(spec: str | Spec, resources: Resources) -> Condition:
 def search_options(overrides: Overrides) -> dict[str, Any]:
     """``SearchOptions`` fields from text overrides: lists join with ``+``, maps use ``:``
     (``paths=dense+bm25``, ``weights=dense:1+bm25:0.5``, ``signal_weights=doc:0.2+text:0.3``).
-    Names are checked here (``PathName``, ``Mode``, ...), values by ``SearchOptions``."""
+    Names are checked here (``PathName``, ``Mode``, ...), values by ``SearchOptions``. The keys
+    are the options' flat names (``fd_lambda``, ``expand_depth``: the command line's, and
+    ``SearchOptions`` reads them into their groups), so that a spec stays one short word."""
     options: dict[str, Any] = {}
     for key, value in overrides.items():
         if key == "paths":

@@ -56,7 +56,9 @@ from anchorgraph.engine import (
     Candidate,
     DetectedEntity,
     DocumentSignalsRow,
+    FeedbackOptions,
     Fusion,
+    FusionOptions,
     Language,
     Mode,
     Normalisation,
@@ -236,13 +238,15 @@ class Config:
             k=k,
             k_over=self.k_over,
             paths=list(self.paths),
-            normalisation=self.normalisation,
-            fusion=self.fusion,
-            weights=dict(self.weights),
-            rrf_k=self.rrf_k,
+            fusion=FusionOptions(
+                method=self.fusion,
+                normalisation=self.normalisation,
+                weights=dict(self.weights),
+                rrf_k=self.rrf_k,
+                confidence_exponent=self.confidence_exponent,
+            ),
             signal_weights=self.signal_weights,
-            confidence_exponent=self.confidence_exponent,
-            feedback=0,
+            feedback=FeedbackOptions(documents=0),
         )
 
     def spec(self) -> str:

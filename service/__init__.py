@@ -6,18 +6,20 @@ evaluation and the benchmarks replay the engine with). Names are imported lazily
 
 Searching and writing, each context manager owning one runtime::
 
-    from anchorgraph import SearchOptions, open_library, open_search
+    from anchorgraph import ExpandOptions, SearchOptions, open_library, open_search
 
     with open_search() as searcher:                      # read-only: a callable Searcher
         result = searcher("who founded the museum?", k=5)  # a SearchResult of Hits
     with open_library() as library:                      # a Library: a Searcher that writes
         library.add_text("notes/tour.md", "# Tours\\n\\nSaturdays at 11:00.", collection="mine")
-        library(SearchOptions(query="tours", collections=["mine"], expand=True))
+        library(SearchOptions(query="tours", expand=ExpandOptions(links=True)))
 
 * ``open_search``, ``open_library``: the context managers; ``Searcher``, ``Library``: what they
   yield.
 * ``SearchOptions`` (what ``POST /search`` validates; keywords of a search are its fields),
-  ``Filters`` (its ``filters``), ``SearchResult`` and ``Hit`` (what a search answers).
+  ``Filters`` (its ``filters``) and the options of the stages that have some:
+  ``FusionOptions``, ``FeedbackOptions``, ``FdOptions``, ``ExpandOptions``; ``SearchResult``
+  and ``Hit`` (what a search answers).
 * ``SourceDocument`` (a document to add), ``read_all`` (a folder or file read into them, as
   ``anchorgraph ingest`` reads it), ``IngestStats`` (what a write did).
 * ``Settings`` (every ``ANCHORGRAPH_*`` setting), ``open_runtime`` and ``Runtime`` (the
@@ -46,7 +48,11 @@ if TYPE_CHECKING:
     from anchorgraph.library import open_search as open_search
     from anchorgraph.loaders.ingest import IngestStats as IngestStats
     from anchorgraph.loaders.model import SourceDocument as SourceDocument
+    from anchorgraph.retrieval.types import ExpandOptions as ExpandOptions
+    from anchorgraph.retrieval.types import FdOptions as FdOptions
+    from anchorgraph.retrieval.types import FeedbackOptions as FeedbackOptions
     from anchorgraph.retrieval.types import Filters as Filters
+    from anchorgraph.retrieval.types import FusionOptions as FusionOptions
     from anchorgraph.retrieval.types import Hit as Hit
     from anchorgraph.retrieval.types import SearchOptions as SearchOptions
     from anchorgraph.retrieval.types import SearchResult as SearchResult
@@ -69,7 +75,11 @@ _LAZY = {
     "open_search": "anchorgraph.library",
     "IngestStats": "anchorgraph.loaders.ingest",
     "SourceDocument": "anchorgraph.loaders.model",
+    "ExpandOptions": "anchorgraph.retrieval.types",
+    "FdOptions": "anchorgraph.retrieval.types",
+    "FeedbackOptions": "anchorgraph.retrieval.types",
     "Filters": "anchorgraph.retrieval.types",
+    "FusionOptions": "anchorgraph.retrieval.types",
     "Hit": "anchorgraph.retrieval.types",
     "SearchOptions": "anchorgraph.retrieval.types",
     "SearchResult": "anchorgraph.retrieval.types",

@@ -64,7 +64,8 @@ def create_app(
 
     app = FastAPI(
         title="anchorgraph",
-        version="0.1.0",
+        # 0.2: a search request's options grouped by stage (docs/api.md, "Versions").
+        version="0.2.0",
         summary="Hybrid retrieval on Neo4j with multi-signal scoring and hyperlink expansion.",
         lifespan=lifespan,
         # Served by install_docs, from the package's files rather than a CDN.

@@ -31,7 +31,7 @@ from anchorgraph.cli_output import (
     query_embedder,
     refuse,
 )
-from anchorgraph.cli_search import read_flags
+from anchorgraph.cli_search import read_flags, request
 from anchorgraph.cli_tune import tune
 
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
@@ -554,12 +554,11 @@ def search_command(
 
     from anchorgraph.retrieval.types import Filters, SearchOptions
 
-    given = {name: value for name, value in flags.items() if value is not None}
-    explain = bool(given.get("explain"))
+    explain = bool(flags.get("explain"))
     try:
         options = SearchOptions.model_validate(
             {
-                **given,
+                **request(read_flags(), flags),
                 "query": query,
                 "collections": collection or None,
                 "filters": Filters(folders=folder or [], tags=tag or []),

@@ -1,7 +1,9 @@
 """The options of ``anchorgraph search``, generated from ``SearchOptions``: a flag per field a
-terminal can give in one word (a number, a switch, a name, a list of names), named, described and
-bounded as the model has them; a field added to the model is a flag without a line here, and the
-model alone decides defaults and refusals (an option left out is not sent).
+terminal can give in one word (a number, a switch, a name, a list of names), its own or in one of
+its groups (``expand.depth``), described and bounded as the model has them; a field added to the
+model is a flag without a line here, and the model alone decides defaults and refusals (an option
+left out is not sent). A flag is named by the field's first, flat name where it had one
+(``--expand-depth``, ``--fd-lambda``: ``FLAT_NAMES``), else by its path (``--fusion-method``).
 
 The command reads the flags from ``search_flags.json``, which ``python -m anchorgraph.cli_search``
 writes from the model: reading the model itself would import pydantic and the retrieval types
@@ -31,7 +33,7 @@ FLAGS_FILE = "search_flags.json"
 OWN_WAY = frozenset({"query", "collections", "filters"})
 # Fields that are no single word on a command line: maps from names to numbers. A request body
 # (``--api``, the library, POST /search) sets them.
-NOT_A_FLAG = frozenset({"weights", "signal_weights"})
+NOT_A_FLAG = frozenset({"fusion.weights", "signal_weights"})
 SHORT = {"k": "-k"}
 
 Kind = Literal["int", "float", "bool", "name", "names"]
@@ -48,48 +50,89 @@ _ANNOTATED: Any = Annotated
 
 @dataclass(frozen=True)
 class SearchFlag:
-    """One option of ``anchorgraph search``: the field it sets and what its help says."""
+    """One option of ``anchorgraph search``: its name, the field it sets (a path through the
+    groups) and what its help says."""
 
-    field: str
+    name: str
+    path: tuple[str, ...]
     kind: Kind
     help: str
     choices: tuple[str, ...] = ()
 
     @property
     def option(self) -> str:
-        return "--" + self.field.replace("_", "-")
+        return "--" + self.name.replace("_", "-")
 
     def parameter(self) -> inspect.Parameter:
         """The command's parameter: default None (left out, the model's default applies)."""
-        names = [self.option, *([SHORT[self.field]] if self.field in SHORT else [])]
+        names = [self.option, *([SHORT[self.name]] if self.name in SHORT else [])]
         declared = _ANNOTATED[_PYTHON[self.kind] | None, typer.Option(*names, help=self.help)]
         return inspect.Parameter(
-            self.field, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=declared
+            self.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=declared
         )
+
+
+def request(flags: list[SearchFlag], given: dict[str, Any]) -> dict[str, Any]:
+    """The request the flags given (not None) make, each value at its field's path."""
+    body: dict[str, Any] = {}
+    for flag in flags:
+        if (value := given.get(flag.name)) is not None:
+            *groups, field = flag.path
+            within = body
+            for group in groups:
+                within = within.setdefault(group, {})
+            within[field] = value
+    return body
 
 
 def read_flags() -> list[SearchFlag]:
     """The flags as ``search_flags.json`` lists them."""
     text = resources.files("anchorgraph").joinpath(FLAGS_FILE).read_text("utf-8")
     return [
-        SearchFlag(flag["field"], flag["kind"], flag["help"], tuple(flag["choices"]))
+        SearchFlag(
+            flag["name"], tuple(flag["path"]), flag["kind"], flag["help"], tuple(flag["choices"])
+        )
         for flag in json.loads(text)
     ]
 
 
-def flags_of(model: type[BaseModel]) -> list[SearchFlag]:
-    """A flag for each of ``model``'s fields but ``OWN_WAY`` and ``NOT_A_FLAG``, in its order.
+def flags_of(
+    model: type[BaseModel], flat_names: dict[str, tuple[str, str]] | None = None
+) -> list[SearchFlag]:
+    """A flag for each of ``model``'s fields, and of its groups' (fields that are models), but
+    ``OWN_WAY`` and ``NOT_A_FLAG``, in its order; named by ``flat_names`` where it has one.
 
     Raises:
         TypeError: a field is none of the kinds a flag can be (add it to ``NOT_A_FLAG``).
     """
+    flat: dict[Path, str] = {path: name for name, path in (flat_names or {}).items()}
     flags = []
-    for name, info in model.model_fields.items():
-        if name in OWN_WAY | NOT_A_FLAG:
+    for path, info in _fields(model, ()):
+        dotted = ".".join(path)
+        if dotted in OWN_WAY | NOT_A_FLAG:
             continue
         kind, choices = _kind(info.annotation)
-        flags.append(SearchFlag(name, kind, _help(info, choices), choices))
+        name = flat.get(path, "_".join(path))
+        flags.append(SearchFlag(name, path, kind, _help(info, choices), choices))
     return flags
+
+
+Path = tuple[str, ...]
+
+
+def _fields(model: type[BaseModel], within: Path) -> list[tuple[Path, FieldInfo]]:
+    """Each field of ``model`` by its path, a group's fields in its place."""
+    from pydantic import BaseModel
+
+    found = []
+    for name, info in model.model_fields.items():
+        path, group = (*within, name), info.annotation
+        taken = ".".join(path) in OWN_WAY | NOT_A_FLAG
+        if isinstance(group, type) and issubclass(group, BaseModel) and not taken:
+            found.extend(_fields(group, path))
+        else:
+            found.append((path, info))
+    return found
 
 
 def _kind(annotation: Any) -> tuple[Kind, tuple[str, ...]]:
@@ -165,13 +208,13 @@ def _interval(bounds: dict[str, float]) -> str:
     return f"{lower}, {upper}"
 
 
-def flags_json(model: type[BaseModel]) -> str:
+def flags_json(model: type[BaseModel], flat_names: dict[str, tuple[str, str]]) -> str:
     """What ``search_flags.json`` holds for ``model``."""
-    flags = [asdict(flag) for flag in flags_of(model)]
+    flags = [asdict(flag) for flag in flags_of(model, flat_names)]
     return json.dumps(flags, indent=1, ensure_ascii=False) + "\n"
 
 
 if __name__ == "__main__":  # python -m anchorgraph.cli_search > service/search_flags.json
-    from anchorgraph.retrieval.types import SearchOptions
+    from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
 
-    print(flags_json(SearchOptions), end="")
+    print(flags_json(SearchOptions, FLAT_NAMES), end="")

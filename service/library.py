@@ -92,8 +92,7 @@ class Searcher:
         if isinstance(query, SearchOptions):
             if not options:
                 return query
-            # Validated again: model_copy(update=...) would skip the field rules.
-            return SearchOptions.model_validate({**query.model_dump(), **options})
+            return query.updated(options)
         return SearchOptions.model_validate({**options, "query": query})
 
 

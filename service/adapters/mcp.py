@@ -42,10 +42,10 @@ Transport = Literal["stdio", "streamable-http"]
 
 INSTRUCTIONS = (
     "anchorgraph searches a knowledge graph of documents, chunks, entities and hyperlinks in "
-    "Neo4j. Call `search` with a question (level 'document' for whole documents, expand true "
-    "to follow the hits' hyperlinks); every hit explains its score. Then `get_document` reads "
-    "a hit's document whole, `neighbourhood` shows what it is linked to, and `explain_fd` how "
-    "factually dense it is."
+    "Neo4j. Call `search` with a question (level 'document' for whole documents, expand "
+    "{links: true} to follow the hits' hyperlinks); every hit explains its score. Then "
+    "`get_document` reads a hit's document whole, `neighbourhood` shows what it is linked to, "
+    "and `explain_fd` how factually dense it is."
 )
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Request, Response
 
 from anchorgraph.api.deadline import answered_by
 from anchorgraph.api.deps import AccessDep, RuntimeDep
@@ -16,7 +16,7 @@ from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.lucene import fulltext_query
 from anchorgraph.retrieval.paths import FILTER_OVERFETCH
 from anchorgraph.retrieval.pipeline import search as run_search
-from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.retrieval.types import SearchOptions, SearchResult, nested
 from anchorgraph.runtime import Runtime
 from anchorgraph.scope import Access, CollectionName, local_id, scoped_all
 from anchorgraph.text.identifiers import entity_keys
@@ -81,6 +81,11 @@ ENTITIES_EXAMPLE: list[dict[str, Any]] = [
 ]
 
 
+# When the flat request shape (API 0.1) was deprecated, as RFC 9745's Deprecation header has it:
+# the Unix time of 2026-12-04T00:00:00Z.
+FLAT_REQUEST_DEPRECATED = "@1796342400"
+
+
 @router.post(
     "/search",
     response_model=SearchResult,
@@ -89,7 +94,13 @@ ENTITIES_EXAMPLE: list[dict[str, Any]] = [
         **problems(400, 404, 413, 422, 503),
     },
 )
-async def search(options: SearchOptions, runtime: RuntimeDep, access: AccessDep) -> SearchResult:
+async def search(
+    options: SearchOptions,
+    runtime: RuntimeDep,
+    access: AccessDep,
+    request: Request,
+    response: Response,
+) -> SearchResult:
     """Hybrid search with every score explained.
 
     `mode` picks dense, bm25 or tfidf alone, `hybrid` (the chosen `paths`, normalised and fused)
@@ -100,7 +111,14 @@ async def search(options: SearchOptions, runtime: RuntimeDep, access: AccessDep)
 
     It answers within the request deadline (`ANCHORGRAPH_REQUEST_DEADLINE_S`): its result, 503
     when Neo4j cannot be reached, or 504 when Neo4j did not answer in time.
+
+    The options of each stage are grouped (`fusion`, `feedback`, `fd`, `expand`) since API
+    version 0.2. A request of the 0.1 shape, every option at the top (`expand_depth`,
+    `fd_lambda`, ...), is still answered, with a `Deprecation` header (RFC 9745), until 0.3.
     """
+    body = await request.json()  # parsed once already, for ``options``: read from the cache
+    if isinstance(body, dict) and nested(body)[1]:
+        response.headers["Deprecation"] = FLAT_REQUEST_DEPRECATED
     result = await answered_by(lambda: run_search(runtime.search, options, access))
     observe_search(result)  # its stage timings into GET /metrics
     return result

@@ -110,14 +110,23 @@ def condition_options(
         "mode": Mode.BM25 if condition is Condition.BM25 else Mode.DENSE,
     }
     if condition is Condition.FD_OPTIMISED:
-        fields |= {"fd_rerank": True, "fd_lambda": fd_lambda, "fd_pool": fd_pool}
+        fields["fd"] = {"rerank": True, "weight": fd_lambda, "pool": fd_pool}
     try:
         return SearchOptions.model_validate(fields)
     except ValidationError as error:
         problems = "; ".join(
-            f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in error.errors()
+            f"{_AUDIT_NAMES.get(tuple(e['loc']), '.'.join(map(str, e['loc'])) or 'options')}: "
+            f"{e['msg']}"
+            for e in error.errors()
         )
         raise InvalidInput(problems) from None
+
+
+# The audit's own names of the search options it sets, for its error messages.
+_AUDIT_NAMES: dict[tuple[int | str, ...], str] = {
+    ("fd", "weight"): "fd_lambda",
+    ("fd", "pool"): "fd_pool",
+}
 
 
 def blindness_audit(

@@ -30,13 +30,13 @@ class FdRerank:
     name = "fd rerank"
 
     def wanted(self, options: SearchOptions) -> bool:
-        return options.fd_rerank
+        return options.fd.rerank
 
     def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
         options = run.options
-        pool, tail = ranking.hits[: options.fd_pool], ranking.hits[options.fd_pool :]
+        pool, tail = ranking.hits[: options.fd.pool], ranking.hits[options.fd.pool :]
         scores = fd_scores(run.trace.read, [hit.chunk_id for hit in pool], level_of(options))
-        return replace(ranking, hits=fd_reranked(pool, tail, scores, options.fd_lambda))
+        return replace(ranking, hits=fd_reranked(pool, tail, scores, options.fd.weight))
 
 
 def fd_reranked(

@@ -222,14 +222,14 @@ class Budget:
     @classmethod
     def of(cls, options: SearchOptions) -> Budget:
         return cls(
-            depth=options.expand_depth,
-            per_hit=options.expand_per_hit,
-            tokens=options.expand_tokens,
-            threshold=options.expand_threshold,
-            decay=options.expand_decay,
-            fd_weight=options.expand_fd_weight,
-            query_weight=options.expand_query_weight,
-            bridge_threshold=options.bridge_threshold,
+            depth=options.expand.depth,
+            per_hit=options.expand.per_hit,
+            tokens=options.expand.tokens,
+            threshold=options.expand.threshold,
+            decay=options.expand.decay,
+            fd_weight=options.expand.fd_weight,
+            query_weight=options.expand.query_weight,
+            bridge_threshold=options.expand.bridge_threshold,
         )
 
     def valid(self, edge: Edge) -> bool:
@@ -319,12 +319,12 @@ class Expand:
     name = "expand"
 
     def wanted(self, options: SearchOptions) -> bool:
-        return options.expand or options.bridge
+        return options.expand.links or options.expand.bridges
 
     def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
         options = run.options
         budget = Budget.of(options)
-        seeds = ranking.hits[: options.expand_top]
+        seeds = ranking.hits[: options.expand.top]
         sources = list(dict.fromkeys(hit.chunk_id for hit in seeds))
         rows = run.trace.read(
             Query.EXPAND_REACHED,
@@ -332,10 +332,10 @@ class Expand:
                 "sources": sources,
                 "depth": budget.depth,
                 "threshold": budget.threshold,
-                "bridge_threshold": options.bridge_threshold,
-                "links": options.expand,
-                "entities": options.bridge,
-                "max_mentions": mention_bound(options.bridge_max_mentions, run.scope.chunks),
+                "bridge_threshold": options.expand.bridge_threshold,
+                "links": options.expand.links,
+                "entities": options.expand.bridges,
+                "max_mentions": mention_bound(options.expand.bridge_max_mentions, run.scope.chunks),
                 "fanout": BRIDGE_FANOUT * budget.per_hit,
                 "vector": ranking.query.vector,
             },
@@ -344,7 +344,7 @@ class Expand:
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]
-        if options.expand_rank:
+        if options.expand.rank:
             hits = ranked_with_supporting(hits, document_level=options.document_level)
         return replace(ranking, hits=hits)
 

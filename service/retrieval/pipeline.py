@@ -83,7 +83,7 @@ def search(
         lexical_scale=round(ranking.lexical_scale, 4),
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
         feedback_documents=[local_id(key) for key in ranking.feedback_documents],
-        tokens=token_account(hits) if options.expand else None,
+        tokens=token_account(hits) if options.expand.links else None,
         timings=trace.timings,
         round_trips=trace.round_trips,
         total_ms=round((time.perf_counter() - started) * 1000, 3),

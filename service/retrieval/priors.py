@@ -38,7 +38,11 @@ class FusedPriors:
     name = "priors"
 
     def wanted(self, options: SearchOptions) -> bool:
-        weighted = options.fd_weight > 0 or options.pagerank_weight > 0 or options.walk_weight > 0
+        weighted = (
+            options.fusion.fd_weight > 0
+            or options.fusion.pagerank_weight > 0
+            or options.fusion.walk_weight > 0
+        )
         return weighted and options.mode is Mode.HYBRID
 
     def __call__(self, run: SearchRun, ranking: Ranking) -> Ranking:
@@ -48,17 +52,17 @@ class FusedPriors:
         signals: dict[str, dict[str, float]] = {}
         weights: dict[str, float] = {}
         fd_of: dict[str, FdScore] = {}
-        if options.fd_weight > 0:
+        if options.fusion.fd_weight > 0:
             scores = fd_scores(run.trace.read, list(shown.values()), level_of(options))
             fd_of = {key: scores[chunk] for key, chunk in shown.items() if chunk in scores}
             signals[FD_SIGNAL] = {key: fd.rescaled for key, fd in fd_of.items()}
-            weights[FD_SIGNAL] = options.fd_weight
-        if options.pagerank_weight > 0:
+            weights[FD_SIGNAL] = options.fusion.fd_weight
+        if options.fusion.pagerank_weight > 0:
             signals[PAGERANK_SIGNAL] = _pageranks(run, ranking, options)
-            weights[PAGERANK_SIGNAL] = options.pagerank_weight
-        if options.walk_weight > 0:
+            weights[PAGERANK_SIGNAL] = options.fusion.pagerank_weight
+        if options.fusion.walk_weight > 0:
             signals[WALK_SIGNAL] = walk_scores(run, ranking)
-            weights[WALK_SIGNAL] = options.walk_weight
+            weights[WALK_SIGNAL] = options.fusion.walk_weight
         hits = rank_candidates(
             ranking.found, options, signals=signals, signal_weights=weights, query=ranking.query
         )

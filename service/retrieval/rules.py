@@ -15,7 +15,7 @@ on every request (tests/unit/test_api_contract.py checks a grid of them).
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from pydantic import BaseModel
@@ -28,29 +28,57 @@ class Condition(Protocol):
 
     def schema(self, model: type[BaseModel]) -> dict[str, Any]: ...
 
+    def spelled_as(self, spellings: Mapping[str, str]) -> Condition:
+        """The same condition, its fields named in the schema as ``spellings`` has them."""
+        ...
+
 
 @dataclass(frozen=True)
 class Test:
-    """``check`` of one field's value; ``keywords``: the JSON Schema of the values it passes."""
+    """``check`` of one field's value; ``keywords``: the JSON Schema of the values it passes.
+    ``name`` is a field, or a dotted path into a group of fields (``fusion.walk_weight``)."""
 
     name: str
     check: Callable[[Any], bool]
     keywords: Mapping[str, Any] = field(default_factory=dict)
+    # The property the schema names, when not ``name`` (the same field spelled otherwise).
+    spelled: str | None = None
+
+    def spelled_as(self, spellings: Mapping[str, str]) -> Test:
+        """This test of the same field, in the schema under its other spelling, if it has one."""
+        return replace(self, spelled=spellings.get(self.name))
 
     def holds(self, request: BaseModel) -> bool:
-        return self.check(getattr(request, self.name))
+        value: Any = request
+        for part in self.name.split("."):
+            value = getattr(value, part)
+        return bool(self.check(value))
 
     def schema(self, model: type[BaseModel]) -> dict[str, Any]:
-        default = model.model_fields[self.name].get_default(call_default_factory=True)
-        said: dict[str, Any] = {"properties": {self.name: dict(self.keywords)}}
-        if not self.check(default):
-            said["required"] = [self.name]
+        """``keywords`` under each part of the path; each part required when the field's
+        default fails the test (an absent group stands for its default, too). A group is an
+        object: a group's name holding anything else (a deprecated spelling of one of its
+        fields, ``anchorgraph.retrieval.types.FLAT_NAMES``) fails a test of its fields."""
+        parts = self.name.split(".")
+        default: Any = model.model_fields[parts[0]].get_default(call_default_factory=True)
+        for part in parts[1:]:
+            default = getattr(default, part)
+        required = not self.check(default)
+        said: dict[str, Any] = dict(self.keywords)
+        spelled = (self.spelled or self.name).split(".")
+        for depth, part in reversed(list(enumerate(spelled))):
+            said = {"properties": {part: said}} | ({"required": [part]} if required else {})
+            if depth:
+                said["type"] = "object"
         return said
 
 
 @dataclass(frozen=True)
 class AllOf:
     conditions: tuple[Condition, ...]
+
+    def spelled_as(self, spellings: Mapping[str, str]) -> AllOf:
+        return AllOf(tuple(c.spelled_as(spellings) for c in self.conditions))
 
     def holds(self, request: BaseModel) -> bool:
         return all(condition.holds(request) for condition in self.conditions)
@@ -62,6 +90,9 @@ class AllOf:
 @dataclass(frozen=True)
 class AnyOf:
     conditions: tuple[Condition, ...]
+
+    def spelled_as(self, spellings: Mapping[str, str]) -> AnyOf:
+        return AnyOf(tuple(c.spelled_as(spellings) for c in self.conditions))
 
     def holds(self, request: BaseModel) -> bool:
         return any(condition.holds(request) for condition in self.conditions)
@@ -85,6 +116,13 @@ class Requires:
 
     def schema(self, model: type[BaseModel]) -> dict[str, Any]:
         return {"if": self.when.schema(model), "then": self.then.schema(model)}
+
+    def spelled_as(self, spellings: Mapping[str, str]) -> Requires:
+        """The same rule over fields spelled otherwise in a request (its schema only: the
+        model is checked once, whatever the spelling)."""
+        return Requires(
+            self.when.spelled_as(spellings), self.then.spelled_as(spellings), self.message
+        )
 
 
 # --- tests of one field -------------------------------------------------------------------------

@@ -253,7 +253,9 @@ def _fuse(
     }
     if options.mode in SINGLE_PATH_MODES:  # one path alone keeps its raw score, unweighted
         weights = {str(path): 1.0 for path in options.active_paths()}
-    return fuse(scores, options.fusion_method(), weights | dict(signal_weights), options.rrf_k)
+    return fuse(
+        scores, options.fusion_method(), weights | dict(signal_weights), options.fusion.rrf_k
+    )
 
 
 def _rank(
@@ -308,7 +310,7 @@ def _explanation(
 def _normalisation(options: SearchOptions) -> Normalisation:
     # One path alone keeps its raw score: normalising a single list would turn every top hit
     # into 1.0 and make thresholds meaningless.
-    return Normalisation.NONE if options.mode in SINGLE_PATH_MODES else options.normalisation
+    return Normalisation.NONE if options.mode in SINGLE_PATH_MODES else options.fusion.normalisation
 
 
 def _normalised_by_path(
@@ -339,7 +341,7 @@ class Feedback:
         records = trace.read(Query.FEEDBACK_VECTORS, {"document_ids": top})
         vectors = [record["embedding"] for record in records]
         moved = replace(
-            ranking.query, vector=rocchio(ranking.query.vector, vectors, options.feedback_weight)
+            ranking.query, vector=rocchio(ranking.query.vector, vectors, options.feedback.weight)
         )
         dense = _Paths(
             run.context, trace, options, run.scope, only=DENSE_PATHS, stage="feedback paths"

@@ -140,17 +140,18 @@ def ranking_for(options: SearchOptions, scope: Scope) -> tuple[str, SearchOption
     normalisation, fusion or confidence exponent (``"custom"``); else, for a hybrid search of
     one collection that has weights of its own, those; else the defaults
     (``DEFAULT_RANKING``)."""
-    own_fusion = options.fusion not in (None, options.default_fusion())
-    own_exponent = options.confidence_exponent not in (None, options.default_exponent())
+    own_fusion = options.fusion.method not in (None, options.default_fusion())
+    own_exponent = options.fusion.confidence_exponent not in (None, options.default_exponent())
     if (
-        options.weights
+        options.fusion.weights
         or own_fusion
         or own_exponent
-        or options.normalisation is not DEFAULT_NORMALISATION
+        or options.fusion.normalisation is not DEFAULT_NORMALISATION
     ):
         return "custom", options
     own = scope.ranking
     if own is None or options.mode != "hybrid":
         return DEFAULT_RANKING, options
     fitted = own.document if options.document_level else own.chunk
-    return own.name, options.model_copy(update={"weights": dict(fitted.weights)})
+    fusion = options.fusion.model_copy(update={"weights": dict(fitted.weights)})
+    return own.name, options.model_copy(update={"fusion": fusion})

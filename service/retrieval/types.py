@@ -22,6 +22,7 @@ from pydantic import (
     GetCoreSchemaHandler,
     GetJsonSchemaHandler,
     StringConstraints,
+    ValidationError,
     ValidationInfo,
     field_validator,
     model_validator,
@@ -314,6 +315,260 @@ class SignalWeightsIn(BaseModel):
     )
 
 
+class FusionOptions(BaseModel):
+    """How the fuse stage combines the candidate paths, and the signals fused beside them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    method: Fusion | None = Field(
+        None,
+        description="How the paths' normalised scores combine. Default: floor_sum for hybrid "
+        "searches at document level (a path that did not find a document counts as its "
+        "weakest candidate, not as 0), weighted_sum otherwise.",
+    )
+    normalisation: Normalisation = Field(
+        DEFAULT_NORMALISATION, description="How each path's scores are rescaled before fusion."
+    )
+    weights: dict[PathName, Annotated[Number, Field(ge=0, le=MAX_WEIGHT)]] = Field(
+        default_factory=dict,
+        description="Per path; a path left out keeps its default weight for the level.",
+    )
+    rrf_k: Integer = Field(60, ge=0, le=10_000, description="k of RRF: Σ w / (k + rank).")
+    confidence_exponent: Number | None = Field(
+        None,
+        ge=0,
+        le=4,
+        description="a of the lexical paths' scaling by the dense path's confidence in a hybrid "
+        "search: their weights times clip(((1 − c10) / 0.5)^a, 0.25, 4), c10 the mean cosine "
+        "of the dense path's first ten candidates. 0 turns it off. Default: 1.5 at document "
+        "level, 0 at chunk level.",
+    )
+    fd_weight: Number = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="FD* as a signal of the fusion (hybrid mode): FD*_rescaled of every fused "
+        "candidate is normalised and fused like a path with this weight. 0: off. Multisignal "
+        "mode has signal_weights.fd instead.",
+    )
+    pagerank_weight: Number = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="The documents' PageRank in the link graph as a prior of the fusion (hybrid "
+        "mode; `anchorgraph graph pagerank` computes it). 0: off.",
+    )
+    walk_weight: Number = Field(
+        0.0,
+        ge=0,
+        le=10,
+        description="Personalized PageRank as a prior of the fusion (hybrid mode): a walk over "
+        "the chunk–entity–link graph around the top expand.top hits and the query's entities, "
+        "restarting there; each candidate's walk score is fused like a path with this weight. "
+        "0: off.",
+    )
+
+
+class FeedbackOptions(BaseModel):
+    """Pseudo-relevance feedback: the query vector moved towards the top documents of a first
+    ranking (Rocchio), and the dense paths run again."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    documents: Annotated[int, Field(ge=0, le=50), JSON_INTEGER] | None = Field(
+        None,
+        description="The top N documents the query moves towards. Default: 0 (off); 3 is a good "
+        "start where queries have many relevant documents.",
+    )
+    weight: Number = Field(
+        DEFAULT_FEEDBACK_WEIGHT,
+        ge=0,
+        le=10,
+        description="How far feedback moves the query: q' = q + weight × (unit centroid).",
+    )
+
+
+class FdOptions(BaseModel):
+    """The FD* rerank (factual density, docs/design.md "Factual density")."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    rerank: Flag = Field(
+        False,
+        description="The top `pool` hits scored again as (1 − weight) × score + weight × "
+        "FD*_rescaled; the hits below them keep their order at (1 − weight) × score. With mode "
+        "'dense' the score is the cosine.",
+    )
+    weight: Number = Field(
+        DEFAULT_FD_LAMBDA,
+        ge=0,
+        le=1,
+        description="λ of the FD* rerank (0.5 cost 0.05 to 0.19 NDCG@10: docs/benchmarks.md).",
+    )
+    pool: Integer = Field(20, ge=1, le=1000, description="Hits the FD* rerank scores again.")
+
+
+class ExpandOptions(BaseModel):
+    """The expansion stage: hops from the top hits along hyperlinks and through entities."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    links: Flag = Field(
+        False,
+        description="Follow the top hits' hyperlinks (LINKS_TO) and attach the linked chunks "
+        "that the anchor context validates, each with its link path and inherited score.",
+    )
+    bridges: Flag = Field(
+        False,
+        description="Also hop through entities: from a chunk, through a specific entity it "
+        "mentions, to another document's chunk mentioning it (where no link leads). With the "
+        "same depth, budgets and threshold; alone or beside links.",
+    )
+    depth: Integer = Field(2, ge=1, le=3, description="Hops followed from a hit, at most.")
+    top: Integer = Field(
+        10,
+        ge=1,
+        le=1000,
+        description="The top hits expansion starts from (the others may be reached as "
+        "supporting chunks).",
+    )
+    per_hit: Integer = Field(3, ge=1, le=20, description="Supporting chunks per hit, at most.")
+    tokens: Integer = Field(
+        4000, ge=1, le=100_000, description="Tokens of supporting chunks per answer, at most."
+    )
+    threshold: Number = Field(
+        0.2,
+        ge=-1,
+        le=1,
+        description="Least validation (2·cosine − 1) between a landing chunk and its link's "
+        "anchor context.",
+    )
+    decay: Number = Field(0.95, gt=0, le=1, description="Score kept per further hop.")
+    fd_weight: Number = Field(
+        0.25,
+        ge=0,
+        le=1,
+        description="How much the anchor chunk's FD* decides what a supporting chunk inherits: "
+        "parent × (1 − w + w·FD*) × decay.",
+    )
+    query_weight: Number = Field(
+        DEFAULT_EXPAND_QUERY_WEIGHT,
+        ge=0,
+        le=1,
+        description="How much a supporting chunk's own similarity to the query decides its "
+        "score: inherited × (1 − w + w·(1 + cos with the query)/2). 0: it only inherits.",
+    )
+    bridge_threshold: Number = Field(
+        DEFAULT_BRIDGE_THRESHOLD,
+        ge=-1,
+        le=1,
+        description="Least validation (2·cosine − 1) between a bridge's landing chunk and the "
+        "chunk it leaves.",
+    )
+    bridge_max_mentions: Integer = Field(
+        DEFAULT_BRIDGE_MAX_MENTIONS,
+        ge=2,
+        le=10_000,
+        description="Only entities that at most this many chunks mention bridge: common ones "
+        "join unrelated passages.",
+    )
+    rank: Flag = Field(
+        False,
+        description="Put supporting chunks into the ranking itself, by their inherited score "
+        "(for retrieval metrics), instead of only under their hit.",
+    )
+
+    @property
+    def active(self) -> bool:
+        """Whether the stage runs: links, bridges or both."""
+        return self.links or self.bridges
+
+
+# The request's first shape, one flat object: each of its names and where the field now is
+# (group, field). Accepted for one release beside the nested shape (docs/api.md, "Versions");
+# the CLI's flags keep these names.
+FLAT_NAMES: dict[str, tuple[str, str]] = {
+    "fusion": ("fusion", "method"),
+    "normalisation": ("fusion", "normalisation"),
+    "weights": ("fusion", "weights"),
+    "rrf_k": ("fusion", "rrf_k"),
+    "confidence_exponent": ("fusion", "confidence_exponent"),
+    "fd_weight": ("fusion", "fd_weight"),
+    "pagerank_weight": ("fusion", "pagerank_weight"),
+    "walk_weight": ("fusion", "walk_weight"),
+    "feedback": ("feedback", "documents"),
+    "feedback_weight": ("feedback", "weight"),
+    "fd_rerank": ("fd", "rerank"),
+    "fd_lambda": ("fd", "weight"),
+    "fd_pool": ("fd", "pool"),
+    "expand": ("expand", "links"),
+    "bridge": ("expand", "bridges"),
+    "expand_depth": ("expand", "depth"),
+    "expand_top": ("expand", "top"),
+    "expand_per_hit": ("expand", "per_hit"),
+    "expand_tokens": ("expand", "tokens"),
+    "expand_threshold": ("expand", "threshold"),
+    "expand_decay": ("expand", "decay"),
+    "expand_fd_weight": ("expand", "fd_weight"),
+    "expand_query_weight": ("expand", "query_weight"),
+    "bridge_threshold": ("expand", "bridge_threshold"),
+    "bridge_max_mentions": ("expand", "bridge_max_mentions"),
+    "expand_rank": ("expand", "rank"),
+}
+
+
+GROUP_MODELS: dict[str, type[BaseModel]] = {
+    "fusion": FusionOptions,
+    "feedback": FeedbackOptions,
+    "fd": FdOptions,
+    "expand": ExpandOptions,
+}
+GROUPS = frozenset(GROUP_MODELS)
+
+
+def nested(request: dict[str, Any]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """A request of the flat shape (or one mixing both) in the nested one, and the flat names it
+    used. A group's name holding a scalar (``"expand": true``, ``"feedback": 3``,
+    ``"fusion": "rrf"``) is the flat field of that name; holding a map or a model, the group. An
+    option named both ways takes its grouped value, the current shape saying what is meant; its
+    flat value must be valid all the same, as the request's schema has it (a schema refusing the
+    pair was more than schemathesis could generate from).
+
+    Raises:
+        ValueError: a flat value its field refuses, given beside the grouped one.
+    """
+    flat = tuple(
+        name
+        for name, value in request.items()
+        if name in FLAT_NAMES and not (name in GROUPS and isinstance(value, dict | BaseModel))
+    )
+    if not flat:
+        return request, ()
+    moved = {name: value for name, value in request.items() if name not in flat}
+    for name in flat:
+        group, field = FLAT_NAMES[name]
+        given = moved.get(group)
+        if group in moved and not isinstance(given, dict | BaseModel):
+            return request, flat  # a group that is no group: the model refuses it as it is
+        inside = (
+            given.model_dump(exclude_unset=True)
+            if isinstance(given, BaseModel)
+            else dict(given or {})
+        )
+        if field in inside:
+            _valid_alone(name, group, field, request[name])
+        moved[group] = {field: request[name]} | inside
+    return moved, flat
+
+
+def _valid_alone(name: str, group: str, field: str, value: Any) -> None:
+    """Raises ``ValueError`` when ``group``'s ``field`` refuses ``value`` (named ``name``)."""
+    try:
+        GROUP_MODELS[group].model_validate({field: value})
+    except ValidationError as error:
+        raise ValueError(f"{name}: {error.errors()[0]['msg']}") from None
+
+
 # The rules that tie a request's fields together (anchorgraph.retrieval.rules): each is checked by
 # ``SearchOptions`` and published in its JSON schema from the same object. ``level`` chunk and
 # ``mode`` hybrid are the defaults, which the rules' schemas take into account.
@@ -324,7 +579,7 @@ SEARCH_RULES = (
         message="doc_dense and doc_bm25 rank whole documents: ask for level 'document'",
     ),
     Requires(
-        when=positive("feedback"),
+        when=positive("feedback.documents"),
         then=AnyOf(
             (
                 equals("mode", Mode.DENSE),
@@ -340,34 +595,72 @@ SEARCH_RULES = (
         "this search has no dense or doc_dense path",
     ),
     Requires(
-        when=positive("pagerank_weight"),
+        when=positive("fusion.pagerank_weight"),
         then=equals("mode", Mode.HYBRID),
-        message="pagerank_weight is a prior of the fusion: ask for mode 'hybrid'",
+        message="fusion.pagerank_weight is a prior of the fusion: ask for mode 'hybrid'",
     ),
     Requires(
-        when=positive("walk_weight"),
+        when=positive("fusion.walk_weight"),
         then=equals("mode", Mode.HYBRID),
-        message="walk_weight is a prior of the fusion: ask for mode 'hybrid'",
+        message="fusion.walk_weight is a prior of the fusion: ask for mode 'hybrid'",
     ),
     Requires(
-        when=positive("fd_weight"),
+        when=positive("fusion.fd_weight"),
         then=equals("mode", Mode.HYBRID),
-        message="fd_weight fuses FD* with the paths of a hybrid search; multisignal mode has "
-        "signal_weights.fd, and any mode can ask for fd_rerank",
+        message="fusion.fd_weight fuses FD* with the paths of a hybrid search; multisignal mode "
+        "has signal_weights.fd, and any mode can ask for fd.rerank",
     ),
 )
 
 
 def _document_request(schema: dict[str, Any], model: type[BaseModel]) -> None:
     schema["allOf"] = [rule.schema(model) for rule in SEARCH_RULES]
+    _flat_shape(schema, model)
     schema["examples"] = [
         {"query": "AG-2048 battery life", "k": 5, "explain": True},
-        {"query": "humidity in the storerooms", "level": "document", "expand": True},
+        {"query": "humidity in the storerooms", "level": "document", "expand": {"links": True}},
     ]
 
 
+def _flat_shape(schema: dict[str, Any], model: type[BaseModel]) -> None:
+    """The flat shape of API 0.1 in the request's schema, as the model accepts it: each flat name
+    a deprecated property typed as its field, a group's name also its flat field's type, and the
+    rules over the flat names too."""
+    properties = schema["properties"]
+    for flat, (group, name) in FLAT_NAMES.items():
+        group_model = model.model_fields[group].annotation
+        assert isinstance(group_model, type) and issubclass(group_model, BaseModel)
+        spelled = {**_field_schema(group_model, name), "deprecated": True}
+        if flat in GROUPS:  # "expand": true, "feedback": 3, "fusion": "rrf"
+            properties[flat] = {"anyOf": [properties[flat], spelled]}
+            continue
+        properties[flat] = spelled
+    spellings = {f"{group}.{name}": flat for flat, (group, name) in FLAT_NAMES.items()}
+    for rule in SEARCH_RULES:
+        if (flat_rule := rule.spelled_as(spellings).schema(model)) != rule.schema(model):
+            schema["allOf"].append(flat_rule)
+
+
+def _field_schema(model: type[BaseModel], name: str) -> dict[str, Any]:
+    """The JSON schema of one of ``model``'s fields, its references made inline."""
+    whole = model.model_json_schema()
+    definitions = whole.get("$defs", {})
+
+    def inline(node: Any) -> Any:
+        if isinstance(node, dict):
+            if "$ref" in node:
+                return inline(definitions[node["$ref"].rsplit("/", 1)[-1]])
+            return {key: inline(value) for key, value in node.items()}
+        return [inline(item) for item in node] if isinstance(node, list) else node
+
+    field: dict[str, Any] = inline(whole["properties"][name])
+    return field
+
+
 class SearchOptions(BaseModel):
-    """A search request."""
+    """A search request: what is searched and how many hits, then the options of each stage
+    that has some (``fusion``, ``feedback``, ``fd``, ``expand``), each group a model of its own
+    that the stage reads."""
 
     model_config = ConfigDict(
         extra="forbid",
@@ -398,28 +691,6 @@ class SearchOptions(BaseModel):
         default=None,
         description="Paths fused in hybrid and multisignal modes, at least one; default: all.",
     )
-    normalisation: Normalisation = DEFAULT_NORMALISATION
-    fusion: Fusion | None = Field(
-        None,
-        description="How the paths' normalised scores combine. Default: floor_sum for hybrid "
-        "searches at document level (a path that did not find a document counts as its "
-        "weakest candidate, not as 0), weighted_sum otherwise.",
-    )
-    weights: dict[PathName, Annotated[Number, Field(ge=0, le=MAX_WEIGHT)]] = Field(
-        default_factory=dict,
-        description="Per path; a path left out keeps its default weight for the level.",
-    )
-    rrf_k: Integer = Field(60, ge=0, le=10_000, description="k of RRF: Σ w / (k + rank).")
-    confidence_exponent: Number | None = Field(
-        None,
-        ge=0,
-        le=4,
-        description="a of the lexical paths' scaling by the dense path's confidence in a hybrid "
-        "search: their weights times clip(((1 − c10) / 0.5)^a, 0.25, 4), c10 the mean cosine "
-        "of the dense path's first ten candidates. 0 turns it off. Default: 1.5 at document "
-        "level, 0 at chunk level.",
-    )
-    signal_weights: SignalWeightsIn = Field(default_factory=SignalWeightsIn)
     filters: Filters = Field(default_factory=Filters)
     threshold: Number | None = Field(
         None, ge=-1e6, le=1e6, description="Drop hits scoring below this."
@@ -427,124 +698,26 @@ class SearchOptions(BaseModel):
     explain: Flag = Field(
         False, description="Add each path's raw and normalised score, rank and share to hits."
     )
-    feedback: Annotated[int, Field(ge=0, le=50), JSON_INTEGER] | None = Field(
-        None,
-        description="Pseudo-relevance feedback: the query vector moves towards the top N "
-        "documents of a first ranking (Rocchio) and the dense paths run again. Default: 0 "
-        "(off); 3 is a good start where queries have many relevant documents.",
-    )
-    feedback_weight: Number = Field(
-        DEFAULT_FEEDBACK_WEIGHT,
-        ge=0,
-        le=10,
-        description="How far feedback moves the query: q' = q + weight × (unit centroid).",
-    )
+    fusion: FusionOptions = Field(default_factory=FusionOptions)
+    signal_weights: SignalWeightsIn = Field(default_factory=SignalWeightsIn)
+    feedback: FeedbackOptions = Field(default_factory=FeedbackOptions)
+    fd: FdOptions = Field(default_factory=FdOptions)
+    expand: ExpandOptions = Field(default_factory=ExpandOptions)
 
-    fd_rerank: Flag = Field(
-        False,
-        description="FD* rerank (factual density, docs/design.md §3): the top fd_pool hits "
-        "scored again as (1 - fd_lambda) x score + fd_lambda x FD*_rescaled; the hits below them "
-        "keep their order at (1 - fd_lambda) x score. With mode 'dense' the score is the cosine.",
-    )
-    fd_lambda: Number = Field(
-        DEFAULT_FD_LAMBDA,
-        ge=0,
-        le=1,
-        description="λ of the FD* rerank (0.5 cost 0.05 to 0.19 NDCG@10: docs/benchmarks.md).",
-    )
-    fd_pool: Integer = Field(20, ge=1, le=1000, description="Hits the FD* rerank scores again.")
-    fd_weight: Number = Field(
-        0.0,
-        ge=0,
-        le=10,
-        description="FD* as a signal of the fusion (hybrid mode): FD*_rescaled of every fused "
-        "candidate is normalised and fused like a path with this weight. 0: off. Multisignal "
-        "mode has signal_weights.fd instead.",
-    )
+    @model_validator(mode="before")
+    @classmethod
+    def _grouped(cls, data: Any) -> Any:
+        # The flat shape of API 0.1 (FLAT_NAMES), accepted for one release.
+        return nested(data)[0] if isinstance(data, dict) else data
 
-    expand: Flag = Field(
-        False,
-        description="Follow the top hits' hyperlinks (LINKS_TO) and attach the linked chunks "
-        "that the anchor context validates, each with its link path and inherited score.",
-    )
-    expand_depth: Integer = Field(2, ge=1, le=3, description="Links followed from a hit, at most.")
-    expand_top: Integer = Field(
-        10,
-        ge=1,
-        le=1000,
-        description="The top hits expansion starts from (the others may be "
-        "reached as supporting chunks).",
-    )
-    expand_per_hit: Integer = Field(
-        3, ge=1, le=20, description="Supporting chunks per hit, at most."
-    )
-    expand_tokens: Integer = Field(
-        4000, ge=1, le=100_000, description="Tokens of supporting chunks per answer, at most."
-    )
-    expand_threshold: Number = Field(
-        0.2,
-        ge=-1,
-        le=1,
-        description="Least validation (2·cosine − 1) between a landing chunk and its link's "
-        "anchor context.",
-    )
-    expand_decay: Number = Field(0.95, gt=0, le=1, description="Score kept per further hop.")
-    expand_fd_weight: Number = Field(
-        0.25,
-        ge=0,
-        le=1,
-        description="How much the anchor chunk's FD* decides what a supporting chunk inherits: "
-        "parent × (1 − w + w·FD*) × decay.",
-    )
-    expand_query_weight: Number = Field(
-        DEFAULT_EXPAND_QUERY_WEIGHT,
-        ge=0,
-        le=1,
-        description="How much a supporting chunk's own similarity to the query decides its "
-        "score: inherited × (1 − w + w·(1 + cos with the query)/2). 0: it only inherits.",
-    )
-    bridge: Flag = Field(
-        False,
-        description="Also hop through entities: from a chunk, through a specific entity it "
-        "mentions, to another document's chunk mentioning it (where no link leads). With the "
-        "expand_* depth, budgets and threshold; alone or beside expand.",
-    )
-    bridge_threshold: Number = Field(
-        DEFAULT_BRIDGE_THRESHOLD,
-        ge=-1,
-        le=1,
-        description="Least validation (2·cosine − 1) between a bridge's landing chunk and the "
-        "chunk it leaves.",
-    )
-    bridge_max_mentions: Integer = Field(
-        DEFAULT_BRIDGE_MAX_MENTIONS,
-        ge=2,
-        le=10_000,
-        description="Only entities that at most this many chunks mention bridge: common ones "
-        "join unrelated passages.",
-    )
-    expand_rank: Flag = Field(
-        False,
-        description="Put supporting chunks into the ranking itself, by their inherited score "
-        "(for retrieval metrics), instead of only under their hit.",
-    )
-
-    pagerank_weight: Number = Field(
-        0.0,
-        ge=0,
-        le=10,
-        description="The documents' PageRank in the link graph as a prior of the fusion (hybrid "
-        "mode; `anchorgraph graph pagerank` computes it). 0: off.",
-    )
-    walk_weight: Number = Field(
-        0.0,
-        ge=0,
-        le=10,
-        description="Personalized PageRank as a prior of the fusion (hybrid mode): a walk over "
-        "the chunk–entity–link graph around the top expand_top hits and the query's entities, "
-        "restarting there; each candidate's walk score is fused like a path with this weight. "
-        "0: off.",
-    )
+    def updated(self, changes: dict[str, Any]) -> SearchOptions:
+        """These options with ``changes`` (either shape), validated again: a group's fields
+        change one by one, the others keep their values."""
+        merged = self.model_dump()
+        for name, value in nested(changes)[0].items():
+            within = name in GROUPS and isinstance(value, dict)
+            merged[name] = {**merged[name], **value} if within else value
+        return SearchOptions.model_validate(merged)
 
     @field_validator("k_over")
     @classmethod
@@ -561,11 +734,12 @@ class SearchOptions(BaseModel):
 
     def feedback_documents(self) -> int:
         """How many top documents feed the query vector back (0: no feedback)."""
-        return self.feedback or 0
+        return self.feedback.documents or 0
 
     def fusion_method(self) -> Fusion:
         """The fusion asked for, else ``default_fusion()``."""
-        return self.fusion if self.fusion is not None else self.default_fusion()
+        method = self.fusion.method
+        return method if method is not None else self.default_fusion()
 
     def default_fusion(self) -> Fusion:
         """``DEFAULT_DOCUMENT_FUSION`` for a hybrid search of documents, where it was chosen;
@@ -579,8 +753,8 @@ class SearchOptions(BaseModel):
         own weights)."""
         if self.mode is not Mode.HYBRID:
             return 0.0
-        if self.confidence_exponent is not None:
-            return self.confidence_exponent
+        if self.fusion.confidence_exponent is not None:
+            return self.fusion.confidence_exponent
         return self.default_exponent()
 
     def default_exponent(self) -> float:
@@ -592,7 +766,7 @@ class SearchOptions(BaseModel):
     def path_weights(self) -> dict[PathName, float]:
         """The level's default weights, overridden by the request's."""
         defaults = DOCUMENT_PATH_WEIGHTS if self.document_level else CHUNK_PATH_WEIGHTS
-        return {**defaults, **self.weights}
+        return {**defaults, **self.fusion.weights}
 
     @property
     def document_level(self) -> bool:

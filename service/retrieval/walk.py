@@ -94,14 +94,14 @@ def personalized_pagerank(
 def walk_scores(run: SearchRun, ranking: Ranking) -> dict[str, float]:
     """Candidate key (chunk id, or document id at document level) → its walk score."""
     options: SearchOptions = run.options
-    seeds = {hit.chunk_id: max(hit.score, 0.0) for hit in ranking.hits[: options.expand_top]}
+    seeds = {hit.chunk_id: max(hit.score, 0.0) for hit in ranking.hits[: options.expand.top]}
     entities = [entity.id for entity in ranking.query.entities]
     rows = run.trace.read(
         Query.WALK_NEIGHBOURHOOD,
         {
             "chunks": list(seeds),
             "entities": entities,
-            "max_mentions": mention_bound(options.bridge_max_mentions, run.scope.chunks),
+            "max_mentions": mention_bound(options.expand.bridge_max_mentions, run.scope.chunks),
             "limit": WALK_EDGE_LIMIT,
         },
     )

@@ -141,10 +141,10 @@ def test_a_bridge_scores_by_the_formula(context: SearchContext, graph: Graph) ->
     similarity = (1 + cosine) / 2  # as Neo4j's vector.similarity.cosine gives it
     options = SearchOptions(query=QUESTION)
     inherited = inherited_score(
-        hit.score, hop.anchor_fd, options.expand_decay, options.expand_fd_weight
+        hit.score, hop.anchor_fd, options.expand.decay, options.expand.fd_weight
     )
     expected = supporting_score(
-        inherited * bridge_weight(2, 8), similarity, options.expand_query_weight
+        inherited * bridge_weight(2, 8), similarity, options.expand.query_weight
     )
     assert support.score == pytest.approx(expected, rel=1e-4)
     assert support.parent_score == hit.score

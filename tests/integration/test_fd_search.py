@@ -49,7 +49,7 @@ def test_the_museum_question_is_answered_by_the_dense_biography(context: SearchC
     first = reranked.hits[0]
     assert first.document_id == FOUNDER
     assert first.fd is not None and first.fd.reranked_from is not None
-    lam = SearchOptions(query=MUSEUM).fd_lambda
+    lam = SearchOptions(query=MUSEUM).fd.weight
     assert first.score == pytest.approx((1 - lam) * first.fd.reranked_from + first.fd.contribution)
     # The founder's biography is denser than its bin's mean; today's director's is not.
     assert first.fd.z is not None and first.fd.z > 0

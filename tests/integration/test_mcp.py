@@ -52,13 +52,19 @@ async def exercise(session: Any) -> dict[str, Any]:
     listed = await session.list_tools()
     calls = {
         "search": ("search", {"query": QUESTION, "level": "document", "k": 3}),
-        "expand": ("search", {"query": QUESTION, "level": "document", "k": 3, "expand": True}),
+        "expand": (
+            "search",
+            {"query": QUESTION, "level": "document", "k": 3, "expand": {"links": True}},
+        ),
         "document": ("get_document", {"id": FOUNDING}),
         "neighbourhood": ("neighbourhood", {"id": FOUNDING, "depth": 1, "limit": 20}),
         "fd": ("explain_fd", {"id": FOUNDING}),
         "fd_chunk": ("explain_fd", {"id": f"{FOUNDING}#0"}),
         "bad": ("search", {"query": QUESTION, "k": 0}),
-        "rule": ("search", {"query": QUESTION, "mode": "dense", "pagerank_weight": 1.0}),
+        "rule": (
+            "search",
+            {"query": QUESTION, "mode": "dense", "fusion": {"pagerank_weight": 1.0}},
+        ),
         "missing": ("get_document", {"id": "no/such/document.md"}),
         "elsewhere": ("get_document", {"id": FOUNDING, "collection": "other"}),
         "fd_missing": ("explain_fd", {"id": "no/such/document.md"}),
@@ -72,9 +78,9 @@ async def exercise(session: Any) -> dict[str, Any]:
 def check(answers: dict[str, Any]) -> None:
     tools = {tool.name: tool for tool in answers["tools"]}
     assert set(tools) == TOOLS
-    # search takes every SearchOptions field, with the model's bounds.
+    # search takes every SearchOptions field, with the model's bounds; each stage's group.
     properties = tools["search"].inputSchema["properties"]
-    assert {"query", "mode", "level", "k", "filters", "expand", "fd_rerank", "weights"} <= set(
+    assert {"query", "mode", "level", "k", "filters", "fusion", "feedback", "fd", "expand"} <= set(
         properties
     )
     assert properties["k"]["minimum"] == 1 and properties["k"]["maximum"] == 1000

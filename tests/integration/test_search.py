@@ -315,13 +315,24 @@ def test_rest_search_and_entities(
         assert client.post("/search", json={"query": "x", "mode": "magic"}).status_code == 422
         wrong_level = {"query": "x", "paths": ["doc_bm25"], "level": "chunk"}
         assert client.post("/search", json=wrong_level).status_code == 422
-        no_dense = {"query": "x", "mode": "bm25", "feedback": 2}
+        no_dense = {"query": "x", "mode": "bm25", "feedback": {"documents": 2}}
         response = client.post("/search", json=no_dense)
         assert response.status_code == 422 and "dense" in response.text
-        plain = client.post("/search", json={"query": "ZQ-4471-B", "level": "document"}).json()
-        assert plain["feedback_documents"] == []  # off by default
-        fed = {"query": "ZQ-4471-B", "level": "document", "feedback": 3}
-        assert len(client.post("/search", json=fed).json()["feedback_documents"]) == 3
+        plain = client.post("/search", json={"query": "ZQ-4471-B", "level": "document"})
+        assert plain.json()["feedback_documents"] == []  # off by default
+        assert "Deprecation" not in plain.headers
+        fed = {"query": "ZQ-4471-B", "level": "document", "feedback": {"documents": 3}}
+        grouped = client.post("/search", json=fed)
+        assert len(grouped.json()["feedback_documents"]) == 3
+        assert "Deprecation" not in grouped.headers
+        # The flat request of API 0.1: the same search, said to be deprecated (RFC 9745).
+        flat = client.post("/search", json={**fed, "feedback": 3, "feedback_weight": 0.3})
+        assert flat.status_code == 200 and flat.headers["Deprecation"] == "@1796342400"
+        assert [hit["document_id"] for hit in flat.json()["hits"]] == [
+            hit["document_id"] for hit in grouped.json()["hits"]
+        ]
+        mixed = client.post("/search", json={**fed, "feedback_weight": 0.4})  # both shapes
+        assert len(mixed.json()["feedback_documents"]) == 3 and "Deprecation" in mixed.headers
         entities = client.get("/entities", params={"q": "MAC"}).json()
         assert entities[0]["id"] == "museu de arte contemporânea" and entities[0]["exact"]
         assert entities[0]["documents"] >= 3

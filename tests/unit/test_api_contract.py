@@ -4,6 +4,7 @@ details the one error mapping answers (service/api/errors.py) on a bare app."""
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import math
@@ -18,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from anchorgraph.api.errors import PROBLEM_JSON, install_error_handlers
 from anchorgraph.app import create_app
 from anchorgraph.errors import GraphUnavailable, LocalServerError
-from anchorgraph.retrieval.types import VISIBLE_CHARACTER, SearchOptions, Text
+from anchorgraph.retrieval.types import VISIBLE_CHARACTER, SearchOptions, Text, nested
 from anchorgraph.settings import Settings
 
 ERROR_TYPES = {
@@ -190,22 +191,54 @@ def test_the_schema_says_which_search_requests_are_accepted(openapi: dict[str, A
         "level": [absent, "chunk", "document"],
         "mode": [absent, "dense", "bm25", "tfidf", "hybrid", "multisignal"],
         "paths": [absent, None, [], ["dense"], ["bm25"], ["doc_bm25"], ["doc_dense", "bm25"]],
-        "feedback": [absent, None, 0, 2],
-        "pagerank_weight": [absent, 0, 0.5],
-        "fd_weight": [absent, 0.0, 1],
-        "walk_weight": [absent, 0.5],
+        "feedback.documents": [absent, None, 0, 2],
+        "fusion.pagerank_weight": [absent, 0, 0.5],
+        "fusion.fd_weight": [absent, 0.0, 1],
+        "fusion.walk_weight": [absent, 0.5],
     }
     disagreements, refused = [], 0
     for values in itertools.product(*grid.values()):
-        body = {"query": "q"} | {
-            key: value for key, value in zip(grid, values, strict=True) if value is not absent
-        }
+        body: dict[str, Any] = {"query": "q"}
+        for key, value in zip(grid, values, strict=True):
+            if value is not absent:
+                group, _, field = key.rpartition(".")
+                (body.setdefault(group, {}) if group else body)[field] = value
         by_model = pydantic_accepts(SearchOptions, body)
         refused += not by_model
         if schema.is_valid(body) != by_model:
             disagreements.append(body)
     assert not disagreements, disagreements[:5]
     assert refused > 100  # the grid does reach every rule
+
+
+def test_the_schema_says_which_flat_requests_of_api_0_1_are_accepted(
+    openapi: dict[str, Any],
+) -> None:
+    """The deprecated flat shape, alone and mixed with the groups: schema and model agree."""
+    schema = search_schema_validator(openapi)
+    absent = object()
+    grid = {
+        "level": [absent, "chunk", "document"],
+        "mode": [absent, "dense", "bm25", "hybrid", "multisignal"],
+        "paths": [absent, None, ["bm25"], ["doc_dense", "bm25"]],
+        "feedback": [absent, None, 0, 2, {"documents": 2}, {"weight": 0.5}],
+        "feedback_weight": [absent, 0.4],
+        "pagerank_weight": [absent, 0, 0.5],
+        "fusion": [absent, "rrf", {"fd_weight": 1}, {"pagerank_weight": 0.5}],
+    }
+    disagreements, refused, flat = [], 0, 0
+    for values in itertools.product(*grid.values()):
+        body = {"query": "q"} | {
+            key: value for key, value in zip(grid, values, strict=True) if value is not absent
+        }
+        by_model = pydantic_accepts(SearchOptions, body)
+        refused += not by_model
+        with contextlib.suppress(ValueError):  # one option named both ways
+            flat += bool(nested(body)[1])
+        if schema.is_valid(body) != by_model:
+            disagreements.append(body)
+    assert not disagreements, disagreements[:5]
+    assert refused > 100 and flat > 1000  # every rule, and both names of an option, reached
 
 
 @pytest.mark.parametrize(

@@ -239,8 +239,8 @@ def test_condition_options_are_the_seeds_three_conditions() -> None:
     fd = condition_options(Condition.FD_OPTIMISED, "q", 5, 0.3, 30, "default")
     assert {cosine.level, bm25.level, fd.level} == {"document"}
     assert (cosine.mode, bm25.mode, fd.mode) == (Mode.DENSE, Mode.BM25, Mode.DENSE)
-    assert not cosine.fd_rerank and not bm25.fd_rerank
-    assert fd.fd_rerank and (fd.fd_lambda, fd.fd_pool, fd.k) == (0.3, 30, 5)
+    assert not cosine.fd.rerank and not bm25.fd.rerank
+    assert fd.fd.rerank and (fd.fd.weight, fd.fd.pool, fd.k) == (0.3, 30, 5)
     assert condition_options(Condition.COSINE, "q", 200, 0.5, 20, "default").k_over >= 200
     with pytest.raises(InvalidInput, match="query"):
         condition_options(Condition.COSINE, "", 5, 0.5, 20, "default")

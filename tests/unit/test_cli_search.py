@@ -19,19 +19,27 @@ from anchorgraph.cli_search import (
     flags_of,
     read_flags,
 )
-from anchorgraph.retrieval.types import SearchOptions
+from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
 
 
 def test_the_flags_file_is_what_the_model_gives() -> None:
     """Regenerate with `python -m anchorgraph.cli_search > service/search_flags.json`."""
     shipped = resources.files("anchorgraph").joinpath(FLAGS_FILE).read_text("utf-8")
-    assert shipped == flags_json(SearchOptions)
+    assert shipped == flags_json(SearchOptions, FLAT_NAMES)
 
 
 def test_every_field_is_a_flag_or_taken_its_own_way() -> None:
-    flagged = {flag.field for flag in read_flags()}
-    assert flagged | OWN_WAY | NOT_A_FLAG == set(SearchOptions.model_fields)
+    flagged = {".".join(flag.path) for flag in read_flags()}
+    groups = {"fusion", "feedback", "fd", "expand"}
+    every = {
+        f"{name}.{inner}" if name in groups else name
+        for name, info in SearchOptions.model_fields.items()
+        for inner in (info.annotation.model_fields if name in groups else [""])  # type: ignore[union-attr]
+    }
+    assert flagged | OWN_WAY | NOT_A_FLAG == every
     assert not flagged & (OWN_WAY | NOT_A_FLAG)
+    # Named as the first, flat request named them, where it did.
+    assert {flag.name for flag in read_flags()} >= set(FLAT_NAMES) - {"weights"}
 
 
 def test_a_field_that_is_no_flag_is_refused_by_name() -> None:
@@ -74,14 +82,14 @@ def test_given_flags_reach_the_options_and_the_rest_keep_the_model_defaults(
     done = CliRunner().invoke(cli.app, arguments)
     assert done.exit_code == 0, done.output
     (options,) = searched
-    assert (options.query, options.k, options.level, options.fd_lambda) == (
+    assert (options.query, options.k, options.level, options.fd.weight) == (
         "pump valve", 3, "document", 0.3,
     )  # fmt: skip
-    assert options.expand and options.expand_top == 5
+    assert options.expand.links and options.expand.top == 5
     assert options.paths == ["dense", "bm25"]
     assert options.filters.folders == ["lab"] and options.collections == ["sample"]
     defaults = SearchOptions(query="pump valve")
-    assert options.expand_depth == defaults.expand_depth
+    assert options.expand.depth == defaults.expand.depth
     assert options.feedback == defaults.feedback and options.fusion == defaults.fusion
 
 
@@ -90,6 +98,6 @@ def test_a_value_the_model_refuses_ends_the_command_before_any_search(
 ) -> None:
     done = CliRunner().invoke(cli.app, ["search", "x", "--expand-depth", "9", "--mode", "magic"])
     assert done.exit_code == 2
-    assert "expand_depth: Input should be less than or equal to 3" in done.output
+    assert "expand.depth: Input should be less than or equal to 3" in done.output
     assert "mode: Input should be" in done.output
     assert not searched

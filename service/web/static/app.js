@@ -70,14 +70,17 @@ function showModeOptions() {
 
 function request() {
   const mode = $("mode").value;
+  // Each stage's options in its group (API 0.2: docs/api.md).
+  const fusion = { normalisation: $("normalisation").value };
   const body = {
     query: $("query").value.trim(), mode, level: $("level").value, k: Number($("k").value),
-    normalisation: $("normalisation").value, explain: true,
-    expand: $("expand").checked, bridge: $("bridge").checked, fd_rerank: $("fd-rerank").checked,
+    explain: true, fusion,
+    expand: { links: $("expand").checked, bridges: $("bridge").checked },
+    fd: { rerank: $("fd-rerank").checked },
   };
   if ($("collection").value) body.collections = [$("collection").value];
   // "default": the API picks the level's fusion (floor_sum for documents, weighted_sum else).
-  if ($("fusion").value !== DEFAULT_FUSION) body.fusion = $("fusion").value;
+  if ($("fusion").value !== DEFAULT_FUSION) fusion.method = $("fusion").value;
   if ($("use-threshold").checked) body.threshold = Number($("threshold").value);
   if (["hybrid", "multisignal"].includes(mode)) {
     const rows = [...$("path-rows").querySelectorAll(".slider")];
@@ -90,7 +93,7 @@ function request() {
     // weights where it has them (anchorgraph tune), or the defaults.
     const defaults = config.path_weights[$("level").value];
     if (Object.entries(weights).some(([path, weight]) => Math.abs(weight - (defaults[path] ?? 0)) > 1e-9)) {
-      body.weights = weights;
+      fusion.weights = weights;
     }
   }
   if (mode === "multisignal") {

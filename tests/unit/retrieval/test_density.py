@@ -79,4 +79,4 @@ def test_options_bound_the_fd_fields_and_keep_fd_weight_to_hybrid() -> None:
         SearchOptions(query="q", fd_pool=0)
     with pytest.raises(ValidationError, match=r"signal_weights\.fd"):
         SearchOptions(query="q", mode="multisignal", fd_weight=0.2)
-    assert 0 < SearchOptions(query="q", mode="dense", fd_rerank=True).fd_lambda <= 0.5
+    assert 0 < SearchOptions(query="q", mode="dense", fd_rerank=True).fd.weight <= 0.5

@@ -103,7 +103,7 @@ def test_a_confident_dense_path_shrinks_the_lexical_share_of_a_document_search()
     hits = {hit.document_id: hit for hit in rank_candidates(found, options)}
     off = {
         hit.document_id: hit
-        for hit in rank_candidates(found, options.model_copy(update={"confidence_exponent": 0}))
+        for hit in rank_candidates(found, options.updated({"confidence_exponent": 0}))
     }
     lexical = str(PathName.DOC_BM25)
     share = hits["d9"].paths[lexical].contribution

@@ -9,7 +9,17 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from anchorgraph.retrieval.types import DOCUMENT_PATHS, Mode, PathName, SearchOptions
+from anchorgraph.retrieval.types import (
+    DOCUMENT_PATHS,
+    FLAT_NAMES,
+    ExpandOptions,
+    FdOptions,
+    FeedbackOptions,
+    Mode,
+    PathName,
+    SearchOptions,
+    nested,
+)
 
 
 def test_chunk_level_runs_no_document_path() -> None:
@@ -96,3 +106,68 @@ def test_an_empty_list_of_paths_is_refused_with_the_reason(mode: Mode) -> None:
     # Left out, or null, is every path of the level.
     assert SearchOptions(query="q", mode=mode).active_paths()
     assert SearchOptions(query="q", mode=mode, paths=None).active_paths()
+
+
+# --- the request's shapes: grouped by stage (0.2), flat (0.1, deprecated) ----------------------
+def test_each_stage_reads_its_own_group_and_a_group_left_out_keeps_its_defaults() -> None:
+    options = SearchOptions(query="q", expand=ExpandOptions(links=True, depth=1))
+    assert (options.expand.links, options.expand.depth) == (True, 1)
+    assert options.expand.per_hit == ExpandOptions().per_hit
+    assert options.fd == FdOptions() and options.feedback == FeedbackOptions()
+
+
+def test_every_flat_name_lands_on_its_field_and_is_recorded() -> None:
+    values = {
+        "fusion": "rrf", "normalisation": "min_max", "weights": {"bm25": 2.0}, "rrf_k": 7,
+        "confidence_exponent": 0.5, "feedback": 2, "feedback_weight": 0.7, "fd_rerank": True,
+        "fd_lambda": 0.2, "fd_pool": 9, "expand": True, "bridge": True, "expand_depth": 1,
+        "expand_top": 4, "expand_per_hit": 2, "expand_tokens": 99, "expand_threshold": 0.1,
+        "expand_decay": 0.5, "expand_fd_weight": 0.3, "expand_query_weight": 0.4,
+        "bridge_threshold": 0.05, "bridge_max_mentions": 7, "expand_rank": True,
+    }  # fmt: skip
+    priors = {"fd_weight": 0.1, "pagerank_weight": 0.2, "walk_weight": 0.3}
+    assert set(values) | set(priors) == set(FLAT_NAMES)
+    for flat in (values, priors):
+        request = {"query": "q", **flat}
+        assert set(nested(request)[1]) == set(flat)
+        options = SearchOptions.model_validate(request)
+        for name, value in flat.items():
+            group, field = FLAT_NAMES[name]
+            assert getattr(getattr(options, group), field) == value, name
+
+
+def test_the_flat_and_the_grouped_request_are_the_same_search() -> None:
+    flat = SearchOptions.model_validate(
+        {"query": "q", "expand": True, "expand_depth": 1, "fd_lambda": 0.3, "fusion": "max"}
+    )
+    grouped = SearchOptions.model_validate(
+        {
+            "query": "q",
+            "expand": {"links": True, "depth": 1},
+            "fd": {"weight": 0.3},
+            "fusion": {"method": "max"},
+        }
+    )
+    assert flat == grouped
+    assert flat.model_dump() == grouped.model_dump()
+
+
+def test_one_option_named_both_ways_takes_the_grouped_value() -> None:
+    both = {"query": "q", "expand": {"depth": 1}, "expand_depth": 2, "expand_top": 4}
+    options = SearchOptions.model_validate(both)
+    assert (options.expand.depth, options.expand.top) == (1, 4)
+    with pytest.raises(ValidationError, match="expand_depth: Input should be less than"):
+        SearchOptions.model_validate({**both, "expand_depth": 9})  # checked all the same
+    with pytest.raises(ValidationError, match="fd"):  # a group that is no group: refused
+        SearchOptions.model_validate({"query": "q", "fd": [None, None], "fd_lambda": 0.1})
+    with pytest.raises(ValidationError, match="fd"):
+        SearchOptions.model_validate({"query": "q", "fd": None, "fd_lambda": 0.1})
+
+
+def test_an_update_changes_a_group_field_by_field() -> None:
+    options = SearchOptions(query="q", expand=ExpandOptions(links=True, depth=1))
+    updated = options.updated({"expand": {"top": 3}, "fd_lambda": 0.2})
+    assert (updated.expand.links, updated.expand.depth, updated.expand.top) == (True, 1, 3)
+    assert updated.fd.weight == 0.2
+    with pytest.raises(ValidationError):
+        options.updated({"expand": {"depth": 9}})

@@ -93,7 +93,7 @@ def test_a_search_of_one_tuned_collection_uses_its_weights_unless_it_brings_its_
     tuned_scope = Scope(collections=("wiki",), ranking=_ranking())
     assert ranking_for(plain, Scope(collections=("wiki",))) == (DEFAULT_RANKING, plain)
     name, options = ranking_for(plain, tuned_scope)
-    assert (name, options.weights) == ("wiki/tuned-2026-12-02", {PathName.BM25: 2.0})
+    assert (name, options.fusion.weights) == ("wiki/tuned-2026-12-02", {PathName.BM25: 2.0})
     own = SearchOptions(query="q", weights={PathName.DENSE: 1.0})
     assert ranking_for(own, tuned_scope) == ("custom", own)
     dense = SearchOptions(query="q", mode="dense")
