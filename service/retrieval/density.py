@@ -5,7 +5,7 @@ The graph holds each chunk's and document's ``fd_raw`` and length bin, and each 
 statistics (``loaders/fd_stats.py``); FD* is computed here from them when a search reads it
 (``anchorgraph.factual_density``), so it is always that of the corpus as it is now.
 
-* ``FdRerank`` (docs/design.md §3): the top ``fd_pool`` hits scored again as
+* ``FdRerank`` (docs/design.md §3): the top ``fd.pool`` hits scored again as
   ``(1 − λ)·score + λ·FD*_rescaled`` (with mode ``dense`` the score is the cosine; λ = 0.1
   and a pool of 20 by default). Hits below the
   pool keep their order at ``(1 − λ)·score``, as if their FD*_rescaled were 0, so they stay
@@ -25,7 +25,7 @@ from anchorgraph.retrieval.types import FdScore, Ranked, Ranking, SearchOptions
 
 
 class FdRerank:
-    """The FD*-optimised rerank of the top ``fd_pool`` hits (module docstring)."""
+    """The FD*-optimised rerank of the top ``fd.pool`` hits (module docstring)."""
 
     name = "fd rerank"
 

@@ -2,26 +2,27 @@
 ranking, follow the top hits' hops to the chunks they reach, keep those their context validates,
 and attach them to their hit. Two kinds of hop, read together:
 
-* **links** (``expand``): a ``LINKS_TO`` link lands on the chunk it names (a fragment link on its
-  heading's chunk) or, when it names a whole document, on that document's chunk closest to the
-  anchor context; its *validation* is 2·cos − 1 between that chunk and the anchor context (the
-  anchor text's sentence, embedded at ingest).
-* **entity bridges** (``bridge``): an entity a hit's chunk mentions leads to another document's
-  chunk that mentions it too. Only *specific* entities bridge: at most ``bridge_max_mentions``
-  chunks, and at most √N of the collection's N, name them (``mention_bound``: a person, a work,
-  a place named in a few passages; "United States" in hundreds never bridges). A bridge's
+* **links** (``expand.links``): a ``LINKS_TO`` link lands on the chunk it names (a fragment link
+  on its heading's chunk) or, when it names a whole document, on that document's chunk closest to
+  the anchor context; its *validation* is 2·cos − 1 between that chunk and the anchor context
+  (the anchor text's sentence, embedded at ingest).
+* **entity bridges** (``expand.bridges``): an entity a hit's chunk mentions leads to another
+  document's chunk that mentions it too. Only *specific* entities bridge: at most
+  ``expand.bridge_max_mentions`` chunks, and at most √N of the collection's N, name them
+  (``mention_bound``: a person, a work, a place named in a few passages; "United States" in
+  hundreds never bridges). A bridge's
   validation is 2·cos − 1 between the landing chunk and the chunk it leaves (the context the
   entity was named in). Of several entities joining the same two chunks, the rarest names the
   hop. A chunk bridges only where none of its links is valid: the author's own links come
   first, and where they exist bridges crowded them out. Bridges leave the hits only, and a
   bridge's landing is a leaf (``reached.cypher`` says why).
 
-From each hit's chunk the hops are followed depth-first, up to ``expand_depth`` hops away, with
+From each hit's chunk the hops are followed depth-first, up to ``expand.depth`` hops away, with
 **one visited registry for the whole answer**: each chunk is integrated once, by the first hit
 (in rank order) that reaches it, so cycles (A → B → A) end by themselves and no two hits carry
 the same supporting chunk. A hop is kept only when its validation reaches its kind's threshold
-(``expand_threshold`` 0.2, ``bridge_threshold`` 0.1). Budgets bound the answer:
-``expand_per_hit`` supporting chunks per hit and ``expand_tokens`` in all.
+(``expand.threshold`` 0.2, ``expand.bridge_threshold`` 0.1). Budgets bound the answer:
+``expand.per_hit`` supporting chunks per hit and ``expand.tokens`` in all.
 
 A supporting chunk's score (``Budget.score``) combines what it inherits with its own similarity
 to the question::
@@ -30,10 +31,10 @@ to the question::
 
 where the parent is the hit (or the supporting chunk one hop nearer), ``anchor`` the chunk the
 hop leaves, FD*_rescaled ∈ [0, 1] its factual density (``anchorgraph.factual_density``),
-w = ``expand_fd_weight`` (0.25), γ = ``expand_decay`` (0.95) per hop, b = 1 for a link and
+w = ``expand.fd_weight`` (0.25), γ = ``expand.decay`` (0.95) per hop, b = 1 for a link and
 ``bridge_weight`` = (1 − ln m / ln N)² for a bridge through an entity m of the N chunks name,
 q(child) = (1 + cos)/2 ∈ [0, 1] of the child's chunk and the query vector (Neo4j's
-``vector.similarity.cosine``) and β = ``expand_query_weight`` (0.5). Each factor is
+``vector.similarity.cosine``) and β = ``expand.query_weight`` (0.5). Each factor is
 non-decreasing in its part (strictly, for w, β > 0): a hop from a dense, well-sourced passage is
 trusted more, a sparse one still leads somewhere (factual density as the anchor node's weight),
 a rarer entity is a surer bridge, and of two chunks a hop reaches, the one closer to the
@@ -45,8 +46,8 @@ How the link defaults were chosen, on the tune part of HotpotQA dev500 only (the
 (0.865 against 0.843–0.847, flat 0.843); then, with the gate, threshold 0.2 beats 0.3–0.5
 (0.867 against 0.865, 0.857, 0.850; every value below 0.2 ties it) and w = 0.25 with γ = 0.95
 (0.871) is the largest FD* weight within 0.001 of the best (w = 0.1, 0.871; w = 0.5 gives 0.869).
-The bridge defaults (β, ``bridge_threshold``, ``bridge_max_mentions``, b, bridging only where
-no link is valid) by replaying the hops collected for every question of the tune parts of
+The bridge defaults (β, ``expand.bridge_threshold``, ``expand.bridge_max_mentions``, b, bridging
+only where no link is valid) by replaying the hops collected for every question of the tune parts of
 MuSiQue dev and HotpotQA dev500 (spaCy entities, title links) with the sum of their NDCG@10
 gains (docs/benchmarks.md, "Entity bridges").
 

@@ -3,11 +3,11 @@ whatever the query, each entering the fusion as one more scored list (normalised
 like a path, ``stages.rank_candidates``'s ``signals``), so that it moves hits on the fusion's
 own scale and finds no candidates of its own:
 
-* ``fd`` (``fd_weight``): FD*_rescaled of the candidate, its chunk's at chunk level and its
+* ``fd`` (``fusion.fd_weight``): FD*_rescaled of the candidate, its chunk's at chunk level and its
   document's at document level (``anchorgraph.factual_density``; docs/design.md §3);
-* ``pagerank`` (``pagerank_weight``): the PageRank of the candidate's document in the link graph
-  (``anchorgraph graph pagerank`` writes it; ``anchorgraph.link_graph``);
-* ``walk`` (``walk_weight``): the candidate's Personalized PageRank in the chunk–entity–link
+* ``pagerank`` (``fusion.pagerank_weight``): the PageRank of the candidate's document in the link
+  graph (``anchorgraph graph pagerank`` writes it; ``anchorgraph.link_graph``);
+* ``walk`` (``fusion.walk_weight``): the candidate's Personalized PageRank in the chunk–entity–link
   graph around the first ranking's top hits and the query's entities
   (``anchorgraph.retrieval.walk``; it depends on the query, unlike the other two).
 

@@ -24,7 +24,7 @@ The lexical paths' weights follow how sure the embedding model is of its own can
     m    = clip(((1 − c₁₀) / (1 − π))^a, 1/4, 4)
 
 where ``c₁₀`` is the mean cosine of the dense path's first ten candidates (at document level
-each document by its best chunk), ``π`` = 0.5 and ``a`` the search's ``confidence_exponent``.
+each document by its best chunk), ``π`` = 0.5 and ``a`` the search's ``fusion.confidence_exponent``.
 High cosines (the model reads the query as it reads the corpus: claims against the evidence
 they paraphrase) shrink the lexical share; low ones (names, rare terms the model has little
 meaning for) grow it. ``a`` = 0 leaves every weight as it is. Chosen one whole corpus left out

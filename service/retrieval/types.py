@@ -748,7 +748,7 @@ class SearchOptions(BaseModel):
         return DEFAULT_DOCUMENT_FUSION if document else Fusion.WEIGHTED_SUM
 
     def lexical_exponent(self) -> float:
-        """``confidence_exponent`` as it applies: the request's, else ``default_exponent``; 0
+        """``fusion.confidence_exponent`` as it applies: the request's, else ``default_exponent``; 0
         outside hybrid searches (a single path keeps its own score, multi-signal scoring its
         own weights)."""
         if self.mode is not Mode.HYBRID:

@@ -1,5 +1,5 @@
 """Personalized PageRank over the chunk–entity–link graph around the top hits, fused as a prior
-(``walk_weight``; ``priors.FusedPriors``).
+(``fusion.walk_weight``; ``priors.FusedPriors``).
 
 The idea is HippoRAG 2's (Gutiérrez et al., 2025, "From RAG to Memory", arXiv:2502.14802): a
 random walk that restarts at the question's own nodes reaches passages joined to them through
@@ -16,7 +16,7 @@ The walk (``personalized_pagerank``) is the stationary distribution of::
 over the undirected subgraph, where P moves from a node to one of its neighbours uniformly
 (a node without neighbours sends its mass back to r), r is the restart distribution (the seeds,
 each in proportion to its weight, summing to 1) and d the damping (0.5, HippoRAG's). Seeds: the
-first ranking's top ``expand_top`` chunks, weighted by their fused score, and the entities the
+first ranking's top ``expand.top`` chunks, weighted by their fused score, and the entities the
 query names, each at the seeds' mean weight. A candidate's walk score is its chunk's p (at
 document level, its best chunk's); the fusion normalises it like a path.
 
