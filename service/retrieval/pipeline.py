@@ -83,7 +83,7 @@ def search(
         lexical_scale=round(ranking.lexical_scale, 4),
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
         feedback_documents=[local_id(key) for key in ranking.feedback_documents],
-        tokens=token_account(hits) if options.expand.links else None,
+        tokens=token_account(hits) if options.expand.active else None,
         timings=trace.timings,
         round_trips=trace.round_trips,
         total_ms=round((time.perf_counter() - started) * 1000, 3),
@@ -96,7 +96,8 @@ def _local_entity(entity: DetectedEntity) -> DetectedEntity:
 
 def token_account(hits: list[Hit]) -> TokenAccount:
     """Tokens of the hits with their supporting chunks, of the hits alone, and of the hits with
-    the whole text of every document the links reached (each counted once)."""
+    the whole text of every document the expansion reached, by links or bridges (each counted
+    once)."""
     own = sum(hit.n_tokens for hit in {(h.collection, h.chunk_id): h for h in hits}.values())
     supporting = {(hit.collection, s.chunk_id): s for hit in hits for s in hit.supporting}
     documents = {(c, s.document_id): s.document_tokens for (c, _), s in supporting.items()}

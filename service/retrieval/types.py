@@ -1062,15 +1062,15 @@ class Supporting(BaseModel):
 
 
 class TokenAccount(BaseModel):
-    """Tokens an answer returns, against the alternatives (hyperlink expansion)."""
+    """Tokens an answer returns, against the alternatives (the expansion: links, bridges)."""
 
     model_config = ConfigDict(frozen=True)
 
     returned: int = Field(description="The hits' chunks and their supporting chunks.")
     without_expansion: int = Field(description="The hits' chunks alone.")
     parent_windows: int = Field(
-        description="The hits' chunks and the whole text of every document the links reached "
-        "(the naive strategy expansion replaces)."
+        description="The hits' chunks and the whole text of every document the expansion "
+        "reached (the naive strategy expansion replaces)."
     )
 
 
@@ -1198,7 +1198,9 @@ class SearchResult(BaseModel):
         "vector (pseudo-relevance feedback); the dense paths' scores are against the moved "
         "vector.",
     )
-    tokens: TokenAccount | None = Field(None, description="With expand: tokens returned.")
+    tokens: TokenAccount | None = Field(
+        None, description="With expand.links or expand.bridges: tokens returned."
+    )
     timings: list[StageTiming]
     round_trips: int
     total_ms: float

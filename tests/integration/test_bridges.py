@@ -77,8 +77,12 @@ def bridged(context: SearchContext, **options: object) -> SearchResult:
 def test_a_bridge_crosses_a_specific_entity_and_never_a_common_one(
     context: SearchContext,
 ) -> None:
-    (hit,) = bridged(context, bridge_max_mentions=3).hits
+    answer = bridged(context, bridge_max_mentions=3)
+    (hit,) = answer.hits
     assert hit.document_id == "zanini.md"
+    # What the bridge added is in the answer's token account, as a link's would be.
+    assert answer.tokens is not None
+    assert answer.tokens.returned == answer.tokens.without_expansion + hit.supporting[0].n_tokens
     assert [s.document_id for s in hit.supporting] == ["biennial.md"]
     (hop,) = hit.supporting[0].path
     assert isinstance(hop, EntityHop)
