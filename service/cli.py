@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import inspect
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
 
@@ -536,13 +536,36 @@ def _threads(threads: int) -> str:
     return "every core" if threads == 0 else f"{threads} thread{'s' if threads > 1 else ''}"
 
 
+# The flags made from SearchOptions (anchorgraph.cli_search): the command's parameters after
+# its own, set on its signature below.
+SEARCH_FLAGS = read_flags()
+
+
 def search_command(
-    query: str,
-    collection: list[str] | None,
-    folder: list[str] | None,
-    tag: list[str] | None,
-    as_json: bool,
-    api: str | None,
+    query: Annotated[str, typer.Argument(help="Any text; Lucene syntax in it is not interpreted.")],
+    collection: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--collection", "-c", help="Search this collection (repeatable); default: all."
+        ),
+    ] = None,
+    folder: Annotated[
+        list[str] | None, typer.Option(help="Only this folder and below (repeatable).")
+    ] = None,
+    tag: Annotated[
+        list[str] | None, typer.Option(help="Only documents with a tag (repeatable).")
+    ] = None,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print the result as POST /search returns it.")
+    ] = False,
+    api: Annotated[
+        str | None,
+        typer.Option(
+            help="Search through the API running at this URL (e.g. http://127.0.0.1:8000), "
+            "which has the model loaded, instead of opening Neo4j here; sends "
+            "ANCHORGRAPH_API_KEY if set.",
+        ),
+    ] = None,
     **flags: Any,
 ) -> None:
     """Search the graph from the terminal, with the engine the API and the library use.
@@ -558,7 +581,7 @@ def search_command(
     try:
         options = SearchOptions.model_validate(
             {
-                **request(read_flags(), flags),
+                **request(SEARCH_FLAGS, flags),
                 "query": query,
                 "collections": collection or None,
                 "filters": Filters(folders=folder or [], tags=tag or []),
@@ -566,10 +589,12 @@ def search_command(
             }
         )
     except ValidationError as error:
+        from rich.markup import escape  # a pattern's [a-z] would read as markup
+
         problems = "; ".join(
             f"{'.'.join(map(str, e['loc'])) or 'options'}: {e['msg']}" for e in error.errors()
         )
-        err.print(f"[bold red]error:[/] {problems}")
+        err.print(f"[bold red]error:[/] {escape(problems)}")
         raise typer.Exit(2) from None
     result = _search_api(api, options) if api else _search_here(options)
     if as_json:
@@ -578,66 +603,16 @@ def search_command(
     _print_result(result, explain=explain)
 
 
-_OWN_OPTIONS = [
-    inspect.Parameter(
-        name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=kind
-    )
-    for name, kind, default in [
-        (
-            "query",
-            Annotated[
-                str, typer.Argument(help="Any text; Lucene syntax in it is not interpreted.")
-            ],
-            inspect.Parameter.empty,
-        ),
-        (
-            "collection",
-            Annotated[
-                list[str] | None,
-                typer.Option(
-                    "--collection", "-c", help="Search this collection (repeatable); default: all."
-                ),
-            ],
-            None,
-        ),
-        (
-            "folder",
-            Annotated[
-                list[str] | None, typer.Option(help="Only this folder and below (repeatable).")
-            ],
-            None,
-        ),
-        (
-            "tag",
-            Annotated[
-                list[str] | None, typer.Option(help="Only documents with a tag (repeatable).")
-            ],
-            None,
-        ),
-        (
-            "as_json",
-            Annotated[
-                bool, typer.Option("--json", help="Print the result as POST /search returns it.")
-            ],
-            False,
-        ),
-        (
-            "api",
-            Annotated[
-                str | None,
-                typer.Option(
-                    help="Search through the API running at this URL (e.g. http://127.0.0.1:8000), "
-                    "which has the model loaded, instead of opening Neo4j here; sends "
-                    "ANCHORGRAPH_API_KEY if set.",
-                ),
-            ],
-            None,
-        ),
-    ]
+# The command's own parameters, their annotations resolved (this module's are strings), then
+# the generated flags: Typer reads them from the signature.
+_HINTS = get_type_hints(search_command, include_extras=True)
+_OWN = [
+    parameter.replace(annotation=_HINTS[name])
+    for name, parameter in inspect.signature(search_command).parameters.items()
+    if parameter.kind is not inspect.Parameter.VAR_KEYWORD
 ]
-# The command's own options, then one per SearchOptions field (anchorgraph.cli_search).
 search_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-    [*_OWN_OPTIONS, *(flag.parameter() for flag in read_flags())]
+    [*_OWN, *(flag.parameter() for flag in SEARCH_FLAGS)]
 )
 app.command("search")(search_command)
 

@@ -37,6 +37,7 @@ NOT_A_FLAG = frozenset({"fusion.weights", "signal_weights"})
 SHORT = {"k": "-k"}
 
 Kind = Literal["int", "float", "bool", "name", "names"]
+Path = tuple[str, ...]  # a field's names from the request down: ("expand", "depth")
 _PYTHON: dict[str, Any] = {
     "int": int,
     "float": float,
@@ -54,7 +55,7 @@ class SearchFlag:
     groups) and what its help says."""
 
     name: str
-    path: tuple[str, ...]
+    path: Path
     kind: Kind
     help: str
     choices: tuple[str, ...] = ()
@@ -115,9 +116,6 @@ def flags_of(
         name = flat.get(path, "_".join(path))
         flags.append(SearchFlag(name, path, kind, _help(info, choices), choices))
     return flags
-
-
-Path = tuple[str, ...]
 
 
 def _fields(model: type[BaseModel], within: Path) -> list[tuple[Path, FieldInfo]]:

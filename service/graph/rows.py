@@ -14,7 +14,6 @@ Browser shows, are ``dict[str, Any]``.
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal, TypedDict
 
 from neo4j.graph import Node, Path
@@ -399,7 +398,7 @@ class CollectionRow(TypedDict):
     documents: int
     chunks: int
     entities: int
-    created: DateTime | datetime | None
+    created: DateTime | None
     ranking: str | None
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from pydantic import BaseModel
 
@@ -74,31 +74,33 @@ class Test:
 
 
 @dataclass(frozen=True)
-class AllOf:
-    conditions: tuple[Condition, ...]
+class _Joined:
+    """Conditions that must all hold (``AllOf``) or one of which (``AnyOf``), and the JSON
+    Schema keyword that says the same."""
 
-    def spelled_as(self, spellings: Mapping[str, str]) -> AllOf:
-        return AllOf(tuple(c.spelled_as(spellings) for c in self.conditions))
+    conditions: tuple[Condition, ...]
+    keyword: ClassVar[str]
+    every: ClassVar[bool]
+
+    def spelled_as(self, spellings: Mapping[str, str]) -> Self:
+        return replace(self, conditions=tuple(c.spelled_as(spellings) for c in self.conditions))
 
     def holds(self, request: BaseModel) -> bool:
-        return all(condition.holds(request) for condition in self.conditions)
+        held = (condition.holds(request) for condition in self.conditions)
+        return all(held) if self.every else any(held)
 
     def schema(self, model: type[BaseModel]) -> dict[str, Any]:
-        return {"allOf": [condition.schema(model) for condition in self.conditions]}
+        return {self.keyword: [condition.schema(model) for condition in self.conditions]}
 
 
-@dataclass(frozen=True)
-class AnyOf:
-    conditions: tuple[Condition, ...]
+class AllOf(_Joined):
+    keyword = "allOf"
+    every = True
 
-    def spelled_as(self, spellings: Mapping[str, str]) -> AnyOf:
-        return AnyOf(tuple(c.spelled_as(spellings) for c in self.conditions))
 
-    def holds(self, request: BaseModel) -> bool:
-        return any(condition.holds(request) for condition in self.conditions)
-
-    def schema(self, model: type[BaseModel]) -> dict[str, Any]:
-        return {"anyOf": [condition.schema(model) for condition in self.conditions]}
+class AnyOf(_Joined):
+    keyword = "anyOf"
+    every = False
 
 
 @dataclass(frozen=True)

@@ -627,22 +627,22 @@ def _flat_shape(schema: dict[str, Any], model: type[BaseModel]) -> None:
     a deprecated property typed as its field, a group's name also its flat field's type, and the
     rules over the flat names too."""
     properties = schema["properties"]
+    fields = {group: _inlined_fields(group_model) for group, group_model in GROUP_MODELS.items()}
     for flat, (group, name) in FLAT_NAMES.items():
-        group_model = model.model_fields[group].annotation
-        assert isinstance(group_model, type) and issubclass(group_model, BaseModel)
-        spelled = {**_field_schema(group_model, name), "deprecated": True}
+        spelled = {**fields[group][name], "deprecated": True}
         if flat in GROUPS:  # "expand": true, "feedback": 3, "fusion": "rrf"
             properties[flat] = {"anyOf": [properties[flat], spelled]}
-            continue
-        properties[flat] = spelled
+        else:
+            properties[flat] = spelled
     spellings = {f"{group}.{name}": flat for flat, (group, name) in FLAT_NAMES.items()}
+    grouped = list(schema["allOf"])
     for rule in SEARCH_RULES:
-        if (flat_rule := rule.spelled_as(spellings).schema(model)) != rule.schema(model):
+        if (flat_rule := rule.spelled_as(spellings).schema(model)) not in grouped:
             schema["allOf"].append(flat_rule)
 
 
-def _field_schema(model: type[BaseModel], name: str) -> dict[str, Any]:
-    """The JSON schema of one of ``model``'s fields, its references made inline."""
+def _inlined_fields(model: type[BaseModel]) -> dict[str, dict[str, Any]]:
+    """The JSON schema of each of ``model``'s fields, its references made inline."""
     whole = model.model_json_schema()
     definitions = whole.get("$defs", {})
 
@@ -653,8 +653,8 @@ def _field_schema(model: type[BaseModel], name: str) -> dict[str, Any]:
             return {key: inline(value) for key, value in node.items()}
         return [inline(item) for item in node] if isinstance(node, list) else node
 
-    field: dict[str, Any] = inline(whole["properties"][name])
-    return field
+    inlined: dict[str, dict[str, Any]] = inline(whole["properties"])
+    return inlined
 
 
 class SearchOptions(BaseModel):

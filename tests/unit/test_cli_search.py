@@ -101,3 +101,11 @@ def test_a_value_the_model_refuses_ends_the_command_before_any_search(
     assert "expand.depth: Input should be less than or equal to 3" in done.output
     assert "mode: Input should be" in done.output
     assert not searched
+
+
+def test_a_refusal_quotes_the_model_s_pattern_whole(searched: list[SearchOptions]) -> None:
+    """Brackets in the model's words are text, not terminal markup."""
+    done = CliRunner().invoke(cli.app, ["search", "x", "-c", "Bad"])
+    assert done.exit_code == 2
+    assert "'^[a-z0-9][a-z0-9_-]{0,62}$'" in done.output
+    assert not searched
