@@ -220,7 +220,6 @@ class ReachedHop(TypedDict):
     landing_id: str
     landing_document_id: str
     landing_tokens: int | None
-    document_tokens: int | None
     validation: float
     query_similarity: float | None
 

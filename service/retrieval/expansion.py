@@ -135,7 +135,6 @@ class Edge:
     landing_id: str
     landing_document_id: str
     landing_tokens: int
-    document_tokens: int
     validation: float
     anchor_fd: float  # FD*_rescaled of the source chunk
     query_similarity: float = 0.0  # (1 + cos)/2 of the landing chunk and the query
@@ -163,7 +162,6 @@ class Edge:
             landing_id=hop["landing_id"],
             landing_document_id=hop["landing_document_id"],
             landing_tokens=int(hop["landing_tokens"] or 0),
-            document_tokens=int(hop["document_tokens"] or 0),
             validation=float(hop["validation"]),
             query_similarity=float(hop["query_similarity"] or 0.0),
             anchor_fd=anchor_fd,
@@ -277,7 +275,6 @@ def expand(
                         chunk_id=edge.landing_id,
                         document_id=edge.landing_document_id,
                         n_tokens=edge.landing_tokens,
-                        document_tokens=edge.document_tokens,
                         hop=len(path) + 1,
                         score=child_score,
                         parent_score=node_score,

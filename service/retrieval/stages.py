@@ -504,7 +504,8 @@ def _local(key: str) -> str:
 
 
 def _hydrated(supporting: Supporting, detail: HydratedChunkRow | None) -> Supporting:
-    """A supporting chunk with its title and text, its ids those within its collection."""
+    """A supporting chunk with its title, text and its document's length, its ids those within
+    its collection."""
     path = [
         hop.model_copy(
             update={
@@ -521,5 +522,9 @@ def _hydrated(supporting: Supporting, detail: HydratedChunkRow | None) -> Suppor
         "path": path,
     }
     if detail is not None:
-        update |= {"title": detail["title"], "text": detail["text"]}
+        update |= {
+            "title": detail["title"],
+            "text": detail["text"],
+            "document_tokens": detail["document"]["n_tokens"] or 0,
+        }
     return supporting.model_copy(update=update)

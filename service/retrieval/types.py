@@ -1049,7 +1049,9 @@ class Supporting(BaseModel):
     title: str = ""
     text: str = ""
     n_tokens: int
-    document_tokens: int = Field(description="The whole linked document's length.")
+    document_tokens: int = Field(
+        0, description="The whole length of the document it belongs to (set by the hydration)."
+    )
     hop: int
     score: float = Field(
         description="parent score × (1 − expand_fd_weight + expand_fd_weight·anchor FD*) × "

@@ -127,6 +127,7 @@ def test_supporting_chunks_with_their_paths_and_one_registry(context: SearchCont
             assert s.path[0].from_chunk_id == hit.chunk_id
             assert all(step.validation >= 0.3 and step.anchor_text for step in s.path)
             assert s.text and s.title
+            assert s.document_tokens >= s.n_tokens > 0  # its whole document, from the hydration
             assert s.score < s.parent_score <= hit.score
     tokens = result.tokens
     assert tokens is not None

@@ -31,7 +31,6 @@ def edge(source: str, landing: str, validation: float = 0.6, fd: float = 0.5) ->
         landing_id=landing,
         landing_document_id=landing.split("#")[0],
         landing_tokens=100,
-        document_tokens=400,
         validation=validation,
         anchor_fd=fd,
     )
@@ -49,7 +48,6 @@ def bridge(
         landing_id=landing,
         landing_document_id=landing.split("#")[0],
         landing_tokens=100,
-        document_tokens=400,
         validation=validation,
         anchor_fd=0.5,
         query_similarity=cosine,
