@@ -8,8 +8,12 @@
 // Which terms walk their posting lists ("finders"), rarest first: a term in more than
 // $common_fraction · N chunks never does unless every query term is that common (Lucene's
 // CommonTermsQuery), and a term finds only while the postings walked so far, its own included,
-// stay within $max_postings (the rarest always finds), which bounds the work of a query full of
-// frequent words. The other terms ("boosters") only add their weight to the $boost_pool chunks
+// stay within $max_postings, the rarest too: so the walk is bounded whatever the collection's
+// size. A query whose rarest term alone is in more than $max_postings chunks finds nothing here
+// (the BM25 path, whose Lucene index skips through long postings, still answers it); the
+// rarest term walked past the budget before, and at a million generated chunks the queries of
+// common words only (11 % of them) walked up to 345,000 postings (docs/benchmarks.md, "A
+// million chunks"). The other terms ("boosters") only add their weight to the $boost_pool chunks
 // the finders scored best; a booster's idf is the lowest, so it rarely lifts a chunk from
 // further down into the top $k. Each collection searched does this on its own; their best
 // chunks are then ranked together.
@@ -36,7 +40,7 @@ CALL (col) {
   WITH n, weighted, none(w IN weighted WHERE w.df <= $common_fraction * n) AS only_common
   WITH weighted, [i IN range(0, size(weighted) - 1)
     WHERE (only_common OR weighted[i].df <= $common_fraction * n)
-      AND (i = 0 OR reduce(walked = 0, w IN weighted[..i + 1] | walked + w.df) <= $max_postings)]
+      AND reduce(walked = 0, w IN weighted[..i + 1] | walked + w.df) <= $max_postings]
     AS finding
   WITH [i IN finding | weighted[i]] AS finders,
        [i IN range(0, size(weighted) - 1) WHERE NOT i IN finding | weighted[i]] AS boosters

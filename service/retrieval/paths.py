@@ -38,10 +38,14 @@ MAX_OVERFETCH = 50
 # its (small) weight to chunks a rarer term found (see cypher/search/tfidf_chunks.cypher). One
 # percent is the upper end of Elasticsearch's documented cutoff_frequency examples (0.001–0.01).
 TFIDF_COMMON_FRACTION = 0.01
-# Postings the TF-IDF path walks at most, rarest terms first (the rarest term always walks its
-# own): on 100,000 generated chunks the path's server time grew by ~6.4 ms per 10,000 postings
-# and a query of frequent words walked over 100,000 (benchmarks/search_latency.py).
-TFIDF_MAX_POSTINGS = 20_000
+# Postings the TF-IDF path walks at most, rarest terms first, the rarest too (a query whose rarest
+# term is in more chunks finds nothing by TF-IDF): the work stays bounded as a collection grows.
+# On 100,000 generated chunks the path's server time grew by ~6.4 ms per 10,000 postings; at a
+# million, with 20,000 and the rarest term free, queries of common words walked up to 345,000.
+# 10,000 changes no query's walking terms on any dev split (benchmarks/tfidf_budget.py) and
+# took the statement's p50 / p95 at a million chunks from 36 / 155 to 25 / 63 ms
+# (docs/benchmarks.md, "A million chunks").
+TFIDF_MAX_POSTINGS = 10_000
 # Chunks, as a multiple of k, that the terms left out of the walk may add their weight to.
 TFIDF_BOOST_POOL = 5
 

@@ -144,10 +144,13 @@ def test_a_posting_budget_lets_only_the_rarest_terms_walk(read: Any, driver: neo
     assert found == pytest.approx({d: exact[d] for d in found}, rel=1e-9)
     # A budget of 8 lets both walk: exact TF-IDF over every matching chunk.
     assert by_document(retrieve(read, "relay zebra", 1.0, max_postings=8)) == pytest.approx(exact)
-    # The rarest term walks even past the budget.
-    assert by_document(retrieve(read, "relay", 1.0, max_postings=1)).keys() == {
+    # The rarest term keeps to the budget too: "relay" alone walks its 6 postings within a budget
+    # of 6, and past it the path finds nothing (the work stays bounded whatever the corpus).
+    assert by_document(retrieve(read, "relay", 1.0, max_postings=6)).keys() == {
         chunk_doc[c] for c in reference(driver, ["relay"])
     }
+    assert retrieve(read, "relay", 1.0, max_postings=5) == []
+    assert retrieve(read, "relay zebra", 1.0, max_postings=1) == []
 
 
 def test_postings_carry_tf_only_above_one(read: Any, driver: neo4j.Driver) -> None:
