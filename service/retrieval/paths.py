@@ -43,8 +43,8 @@ TFIDF_COMMON_FRACTION = 0.01
 # On 100,000 generated chunks the path's server time grew by ~6.4 ms per 10,000 postings; at a
 # million, with 20,000 and the rarest term free, queries of common words walked up to 345,000.
 # 10,000 changes no query's walking terms on any dev split (benchmarks/tfidf_budget.py) and
-# took the statement's p50 / p95 at a million chunks from 36 / 155 to 25 / 63 ms
-# (docs/benchmarks.md, "A million chunks").
+# took the statement's p50 / p95 at a million chunks from 24 / 118 to 15 / 34 ms
+# (docs/benchmarks.md, "A million chunks against 100,000").
 TFIDF_MAX_POSTINGS = 10_000
 # Chunks, as a multiple of k, that the terms left out of the walk may add their weight to.
 TFIDF_BOOST_POOL = 5
