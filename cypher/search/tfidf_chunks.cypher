@@ -12,8 +12,8 @@
 // size. A query whose rarest term alone is in more than $max_postings chunks finds nothing here
 // (the BM25 path, whose Lucene index skips through long postings, still answers it); the
 // rarest term walked past the budget before, and at a million generated chunks the queries of
-// common words only (11 % of them) walked up to 345,000 postings (docs/benchmarks.md, "A
-// million chunks"). The other terms ("boosters") only add their weight to the $boost_pool chunks
+// common words only (11 % of them) walked up to about 349,000 postings (benchmarks/
+// tfidf_budget.py; docs/benchmarks.md, "A million chunks against 100,000"). The other terms ("boosters") only add their weight to the $boost_pool chunks
 // the finders scored best; a booster's idf is the lowest, so it rarely lifts a chunk from
 // further down into the top $k. Each collection searched does this on its own; their best
 // chunks are then ranked together.

@@ -41,7 +41,7 @@ TFIDF_COMMON_FRACTION = 0.01
 # Postings the TF-IDF path walks at most, rarest terms first, the rarest too (a query whose rarest
 # term is in more chunks finds nothing by TF-IDF): the work stays bounded as a collection grows.
 # On 100,000 generated chunks the path's server time grew by ~6.4 ms per 10,000 postings; at a
-# million, with 20,000 and the rarest term free, queries of common words walked up to 345,000.
+# million, with 20,000 and the rarest term free, queries of common words walked up to ~349,000.
 # 10,000 changes no query's walking terms on any dev split (benchmarks/tfidf_budget.py) and
 # took the statement's p50 / p95 at a million chunks from 24 / 118 to 15 / 34 ms
 # (docs/benchmarks.md, "A million chunks against 100,000").
