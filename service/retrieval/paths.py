@@ -221,6 +221,10 @@ class MetadataPath:
             # An identifier in more than k chunks fills the path by itself, and the folders of
             # a code in 853 of 100,000 generated chunks took the path from ~3 ms to ~95 ms.
             "max_cluster_mentions": k,
+            # A folder or tag of more than k documents ties them all: the path could only keep k
+            # of them by id (metadata_chunks.cypher).
+            "max_folder_entries": k,
+            "max_tagged_documents": k,
             "k": k,
             **scope.parameters(),
         }

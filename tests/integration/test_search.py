@@ -77,25 +77,46 @@ def test_an_identifier_only_exact_paths_pin_down(context: SearchContext) -> None
     assert documents(hybrid)[0] == "lab/spares.md"
 
 
-def test_only_identifiers_in_few_chunks_cluster_their_folder(context: SearchContext) -> None:
-    def metadata(max_cluster_mentions: int) -> dict[str, float]:
-        parameters = {
-            # mentioned in one chunk, of lab/spares.md
-            "identifier_ids": [scoped(DEFAULT_COLLECTION, "zq-4471-b")],
-            "terms": [],
-            "max_cluster_mentions": max_cluster_mentions,
-            "k": 100,
-            "collections": None,
-            "allowed": None,
-        }
-        records = context.graph.read(Query.METADATA_CHUNKS, parameters)
-        return {local_id(c["document_id"]): c["score"] for c in records[0]["candidates"]}
+def metadata_scores(context: SearchContext, **bounds: object) -> dict[str, float]:
+    """The metadata statement's candidates (document → score) for ``bounds`` and the
+    parameters they leave out: no identifier, no term, every bound at 100."""
+    parameters = {
+        "identifier_ids": [],
+        "terms": [],
+        "max_cluster_mentions": 100,
+        "max_folder_entries": 100,
+        "max_tagged_documents": 100,
+        "k": 100,
+        "collections": None,
+        "allowed": None,
+    }
+    records = context.graph.read(Query.METADATA_CHUNKS, parameters | bounds)
+    return {local_id(c["document_id"]): c["score"] for c in records[0]["candidates"]}
 
-    clustered = metadata(max_cluster_mentions=1)
+
+def test_only_identifiers_in_few_chunks_cluster_their_folder(context: SearchContext) -> None:
+    # mentioned in one chunk, of lab/spares.md
+    spares = [scoped(DEFAULT_COLLECTION, "zq-4471-b")]
+    clustered = metadata_scores(context, identifier_ids=spares, max_cluster_mentions=1)
     assert clustered["lab/spares.md"] == pytest.approx(1.25)  # identified, and in the folder
     assert set(clustered) == set(LAB)
     assert {score for doc, score in clustered.items() if doc != "lab/spares.md"} == {0.25}
-    assert metadata(max_cluster_mentions=0) == {"lab/spares.md": pytest.approx(1.0)}
+    alone = {"lab/spares.md": pytest.approx(1.0)}
+    assert metadata_scores(context, identifier_ids=spares, max_cluster_mentions=0) == alone
+
+
+def test_only_folders_and_tags_of_few_documents_lift_them(context: SearchContext) -> None:
+    # A folder or tag of more documents than the path keeps would tie them all at one score.
+    spares = [scoped(DEFAULT_COLLECTION, "zq-4471-b")]
+    lab = metadata_scores(context, identifier_ids=spares, max_folder_entries=len(LAB))
+    assert set(lab) == set(LAB)  # lab/ holds the six documents and no subfolder
+    alone = {"lab/spares.md": pytest.approx(1.0)}
+    assert metadata_scores(context, identifier_ids=spares, max_folder_entries=len(LAB) - 1) == alone
+
+    tagged = metadata_scores(context, terms=["sensors"])
+    assert len(tagged) >= 2 and set(tagged.values()) == {0.5}
+    assert metadata_scores(context, terms=["sensors"], max_tagged_documents=len(tagged)) == tagged
+    assert metadata_scores(context, terms=["sensors"], max_tagged_documents=len(tagged) - 1) == {}
 
 
 def test_a_paraphrase_only_dense_search_finds(context: SearchContext) -> None:
