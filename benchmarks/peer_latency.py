@@ -12,7 +12,10 @@ recall use 100) and embed the query with the same loaded model. The two are time
 query by query, in an order shuffled with ``--seed``, so that the machine's other load falls on
 both alike; ``--warmup`` queries of each run first, untimed.
 
-Prints p50 and p95 of each and the ratio of the p50s, and last one line of JSON.
+Prints p50 and p95 of each and the ratio of the p50s, with the CPU time each search took in this
+process (the API's part: embedding, round trips, fusion) and in Neo4j (``/proc``, nanosecond
+resolution; the evaluation server's, or ``--neo4j-pid``'s), means over the timed queries; then
+one line of JSON. On two cores shared by both, the CPU a search takes bounds how fast it can be.
 """
 
 from __future__ import annotations
@@ -28,10 +31,12 @@ from typing import Any
 from rich.console import Console
 
 from anchorgraph import open_runtime
-from anchorgraph.engine import SchemaMode, startup_objects_frozen
+from anchorgraph.engine import LocalNeo4j, SchemaMode, startup_objects_frozen
 from anchorgraph.evaluation import conditions as conds
 from anchorgraph.evaluation.datasets import load_split
 from anchorgraph.evaluation.run import EvalConfig, eval_server
+from anchorgraph.settings import Settings
+from benchmarks.processes import cpu_ms
 
 OURS = conds.ConditionName.HYBRID
 PEER = conds.ConditionName.GRAPHRAG_HYBRID_NAIVE
@@ -46,12 +51,20 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=20, help="Untimed queries of each, first.")
     parser.add_argument("--k", type=int, default=10, help="Results of each search.")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--neo4j-pid", type=int, help="Neo4j's pid, for its CPU time; default: the eval server's."
+    )
     return parser.parse_args(argv)
 
 
 def _percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+
+def _local_pid(settings: Settings) -> int | None:
+    """The pid of the evaluation's local Neo4j; None for a server given by URI."""
+    return None if settings.neo4j_uri else LocalNeo4j(settings).status().pid
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -71,26 +84,43 @@ def main(argv: list[str] | None = None) -> int:
     ):
         resources = conds.Resources(split, runtime, depth=args.k)
         built = {name: conds.build(conds.Spec.parse(name), resources) for name in (OURS, PEER)}
+        pid = args.neo4j_pid or _local_pid(server)
         timings: dict[conds.ConditionName, list[float]] = {name: [] for name in built}
+        api_cpu: dict[conds.ConditionName, list[float]] = {name: [] for name in built}
+        neo4j_cpu: dict[conds.ConditionName, list[float]] = {name: [] for name in built}
         with startup_objects_frozen():  # as the API: no full GC pass in a timed search
             for n, text in enumerate(queries):
                 order = list(built)
                 rng.shuffle(order)
                 for name in order:
+                    neo4j_before = cpu_ms(pid)  # read outside the timed window: ~100 threads
+                    api_before = time.process_time()
                     started = time.perf_counter()
                     built[name].rank(str(n), text)
+                    wall_ms = (time.perf_counter() - started) * 1000
+                    api_ms = (time.process_time() - api_before) * 1000
+                    neo4j_after = cpu_ms(pid)
                     if n >= args.warmup:
-                        timings[name].append((time.perf_counter() - started) * 1000)
+                        timings[name].append(wall_ms)
+                        api_cpu[name].append(api_ms)
+                        if neo4j_before is not None and neo4j_after is not None:
+                            neo4j_cpu[name].append(neo4j_after - neo4j_before)
     summary: dict[conds.ConditionName, Any] = {
         name: {
             "p50_ms": round(statistics.median(ms), 2),
             "p95_ms": round(_percentile(ms, 0.95), 2),
+            "api_cpu_ms": round(statistics.mean(api_cpu[name]), 2),
+            "neo4j_cpu_ms": round(statistics.mean(neo4j_cpu[name]), 2) if neo4j_cpu[name] else None,
         }
         for name, ms in timings.items()
     }
     ratio = summary[OURS]["p50_ms"] / summary[PEER]["p50_ms"]
     for label, row in summary.items():
-        print(f"{label:24} p50 {row['p50_ms']:7.2f} ms   p95 {row['p95_ms']:7.2f} ms")
+        neo4j = "?" if row["neo4j_cpu_ms"] is None else f"{row['neo4j_cpu_ms']:.2f}"
+        print(
+            f"{label:24} p50 {row['p50_ms']:7.2f} ms   p95 {row['p95_ms']:7.2f} ms   "
+            f"CPU per search: API {row['api_cpu_ms']:.2f} ms, Neo4j {neo4j} ms"
+        )
     print(f"ratio of the p50s ({OURS} / {PEER}): {ratio:.2f}  ({len(timings[OURS])} queries)")
     print(
         json.dumps(
