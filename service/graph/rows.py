@@ -224,11 +224,17 @@ class ReachedHop(TypedDict):
     query_similarity: float | None
 
 
-class ReachedRow(TypedDict):
+class ReachedSource(TypedDict):
+    """A chunk hops leave, with its FD* inputs and its hops."""
+
     source_id: str
     source_fd: SourceFdInputs
     a_max: float
     hops: list[ReachedHop]
+
+
+class ReachedRow(TypedDict):
+    sources: list[ReachedSource]
 
 
 class WalkEdgeRow(TypedDict):

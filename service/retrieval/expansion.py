@@ -62,7 +62,7 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from anchorgraph.graph.queries import Query
-from anchorgraph.graph.rows import ReachedHop, ReachedRow
+from anchorgraph.graph.rows import ReachedHop, ReachedSource
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.fd_read import fd_score
 from anchorgraph.retrieval.types import (
@@ -167,11 +167,11 @@ class Edge:
         )
 
     @classmethod
-    def all_of(cls, rows: Iterable[ReachedRow], chunks: int) -> dict[str, list[Edge]]:
-        """Each source chunk's hops, from ``reached.cypher``'s rows (one per source chunk; its
-        FD* is rescaled once for all its hops)."""
+    def all_of(cls, sources: Iterable[ReachedSource], chunks: int) -> dict[str, list[Edge]]:
+        """Each source chunk's hops, from ``reached.cypher``'s ``sources`` (an entry per source
+        chunk; its FD* is rescaled once for all its hops)."""
         edges: dict[str, list[Edge]] = {}
-        for row in rows:
+        for row in sources:
             source_id = row["source_id"]
             anchor_fd = _anchor_fd(row["source_fd"], float(row["a_max"]))
             edges.setdefault(source_id, []).extend(
@@ -337,7 +337,7 @@ class Expand:
                 "vector": ranking.query.vector,
             },
         )
-        edges = Edge.all_of(rows, run.scope.chunks)
+        edges = Edge.all_of(rows[0]["sources"], run.scope.chunks)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]

@@ -114,7 +114,7 @@ def test_the_statement_bridges_within_the_bound_it_is_given(graph: Graph) -> Non
                 "vector": [1.0] + [0.0] * 383,
             },
         )
-        rows = [hop for row in read for hop in row["hops"]]
+        rows = [hop for row in read[0]["sources"] for hop in row["hops"]]
         assert {row["kind"] for row in rows} <= {"entity"}  # no links in this corpus
         rarest: dict[str, tuple[int, str]] = {}
         for row in rows:  # where two entities join the same chunks, the rarer names the hop
@@ -260,7 +260,8 @@ def test_the_statement_reads_no_bridge_out_of_a_chunk_with_a_valid_link(
                 "vector": [1.0] + [0.0] * 383,
             },
         )
-        return {(row["source_id"], hop["kind"]) for row in rows for hop in row["hops"]}
+        reached = rows[0]["sources"]
+        return {(row["source_id"], hop["kind"]) for row in reached for hop in row["hops"]}
 
     every_link_valid, no_link_valid = hops(-1.0), hops(1.0)
     assert {kind for _, kind in every_link_valid} == {"link"}

@@ -56,8 +56,10 @@ def links_reached(
         "fanout": 6,
         "vector": [1.0] + [0.0] * 383,
     }
-    rows = graph.read(Query.EXPAND_REACHED, parameters)
-    return [{"source_id": row["source_id"], **hop} for row in rows for hop in row["hops"]]
+    (read,) = graph.read(Query.EXPAND_REACHED, parameters)
+    return [
+        {"source_id": row["source_id"], **hop} for row in read["sources"] for hop in row["hops"]
+    ]
 
 
 def test_every_link_carries_its_context_embedding(context: SearchContext, graph: Graph) -> None:
