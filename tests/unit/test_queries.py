@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import typing
 
 import pytest
 
@@ -28,10 +29,21 @@ def test_every_statement_has_a_file_and_every_file_a_statement() -> None:
     assert len(set(names)) == len(names)
 
 
+def keys(row: object) -> set[str]:
+    """The keys of a TypedDict; none for any other type."""
+    return set(getattr(row, "__required_keys__", set()) | getattr(row, "__optional_keys__", set()))
+
+
 def columns(query: Statement[object]) -> set[str]:
-    """The keys of the statement's row type."""
+    """The keys of the statement's row type, and of the maps a list column holds (a statement
+    that answers in one row, its entries in a list, names their keys too)."""
     row = query.row
-    return set(row.__required_keys__ | row.__optional_keys__)  # type: ignore[attr-defined]
+    listed = (
+        typing.get_args(hint)[0]
+        for hint in typing.get_type_hints(row).values()
+        if typing.get_origin(hint) is list and typing.get_args(hint)
+    )
+    return keys(row).union(*map(keys, listed))
 
 
 def returns(source: str) -> str:
@@ -66,6 +78,14 @@ def test_a_header_that_leaves_out_a_column_is_caught() -> None:
     assert not unnamed_columns(Query.HYDRATE_CHUNKS, source)
     edited = source.replace("ocr_confidence", "confidence")
     assert unnamed_columns(Query.HYDRATE_CHUNKS, edited) == {"ocr_confidence"}
+
+
+def test_a_header_that_leaves_out_a_key_of_its_listed_maps_is_caught() -> None:
+    """The expansion's one row lists its source chunks: their keys are checked too."""
+    source = text(Query.EXPAND_REACHED)
+    assert not unnamed_columns(Query.EXPAND_REACHED, source)
+    edited = source.replace("source_fd (its FD* inputs", "(its FD* inputs")
+    assert unnamed_columns(Query.EXPAND_REACHED, edited) == {"source_fd"}
 
 
 @pytest.mark.parametrize("query", every_statement(), ids=str)
