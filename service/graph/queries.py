@@ -56,7 +56,7 @@ from anchorgraph.graph.rows import (
     FreeShardRow,
     GraphCountsRow,
     GraphSummaryRow,
-    HydratedChunkRow,
+    HydratedChunksRow,
     IdentifiedDocumentRow,
     IdRow,
     IndexStateRow,
@@ -175,7 +175,7 @@ class Query:
     ENTITY_CHUNKS = Statement("search/entity_chunks", CandidatesRow)
     FEEDBACK_VECTORS = Statement("search/feedback_vectors", FeedbackVectorRow)
     DOCUMENT_SIGNALS = Statement("search/document_signals", DocumentSignalsRow)
-    HYDRATE_CHUNKS = Statement("search/hydrate_chunks", HydratedChunkRow)
+    HYDRATE_CHUNKS = Statement("search/hydrate_chunks", HydratedChunksRow)
     DOCUMENT_PRIORS = Statement("search/document_priors", DocumentPriorRow)
     FIND_ENTITIES = Statement("search/find_entities", FoundEntityRow)
     COLLECTION_SIZES = Statement("search/collection_sizes", CollectionSizeRow)

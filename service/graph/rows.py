@@ -281,7 +281,9 @@ class DocumentSignalsRow(TypedDict):
     s_triple: float
 
 
-class HydratedChunkRow(TypedDict):
+class HydratedChunk(TypedDict):
+    """A chunk a search returns, with its document's title and its FD* inputs."""
+
     chunk_id: str
     document_id: str
     collection: str
@@ -295,6 +297,10 @@ class HydratedChunkRow(TypedDict):
     a_max: float
     chunk: FdInputs
     document: FdInputs
+
+
+class HydratedChunksRow(TypedDict):
+    chunks: list[HydratedChunk]
 
 
 class DocumentPriorRow(TypedDict):

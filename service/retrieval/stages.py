@@ -21,7 +21,7 @@ from typing import TypeVar
 
 from anchorgraph.graph.deadline import propagating
 from anchorgraph.graph.queries import Query
-from anchorgraph.graph.rows import DocumentSignalsRow, HydratedChunkRow
+from anchorgraph.graph.rows import DocumentSignalsRow, HydratedChunk
 from anchorgraph.retrieval.analysis import analyse, embed, prepare, query_language
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.context import SearchContext, SearchRun, Trace
@@ -467,8 +467,8 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
         return []
     supporting = [s.chunk_id for hit in ranked for s in hit.supporting]
     chunk_ids = list(dict.fromkeys([hit.chunk_id for hit in ranked] + supporting))
-    records = read(Query.HYDRATE_CHUNKS, {"chunk_ids": chunk_ids})
-    details = {record["chunk_id"]: record for record in records}
+    (row,) = read(Query.HYDRATE_CHUNKS, {"chunk_ids": chunk_ids})
+    details = {chunk["chunk_id"]: chunk for chunk in row["chunks"]}
     hits: list[Hit] = []
     for hit in ranked:
         detail = details.get(hit.chunk_id)
@@ -503,7 +503,7 @@ def _local(key: str) -> str:
     return split_key(key)[1]
 
 
-def _hydrated(supporting: Supporting, detail: HydratedChunkRow | None) -> Supporting:
+def _hydrated(supporting: Supporting, detail: HydratedChunk | None) -> Supporting:
     """A supporting chunk with its title, text and its document's length, its ids those within
     its collection."""
     path = [

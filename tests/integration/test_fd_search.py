@@ -160,7 +160,8 @@ def test_hydration_reads_fd_star_as_the_fd_statement_does(
     authority = "CREATE (a:SourceAuthority {source_type: $type, a_source: 1.5})"
     graph.driver.execute_query(authority, {"type": source_type}, database_=database)  # unique
     try:
-        hydrated = {r["chunk_id"]: r for r in graph.read(Query.HYDRATE_CHUNKS, {"chunk_ids": ids})}
+        (row,) = graph.read(Query.HYDRATE_CHUNKS, {"chunk_ids": ids})
+        hydrated = {chunk["chunk_id"]: chunk for chunk in row["chunks"]}
         inputs = {r["chunk_id"]: r for r in graph.read(Query.FD_INPUTS, {"chunk_ids": ids})}
     finally:
         graph.driver.execute_query(

@@ -117,8 +117,10 @@ class RecordedGraph:
                     "ranking": None,
                 }
             ]
-        if query in (Query.HYDRATE_CHUNKS, Query.FD_INPUTS):
-            return []  # titles and texts do not rank, nor does FD* unless a search asks for it
+        if query is Query.HYDRATE_CHUNKS:
+            return [{"chunks": []}]  # titles and texts do not rank
+        if query is Query.FD_INPUTS:
+            return []  # nor does FD* unless a search asks for it
         raise AssertionError(f"the replay does not record {query}")
 
 

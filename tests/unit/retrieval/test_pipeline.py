@@ -62,7 +62,7 @@ class RecordedGraph:
         self.asked.append(query)
         if query is Query.HYDRATE_CHUNKS:
             assert parameters is not None
-            return [
+            chunks = [
                 {
                     "chunk_id": c,
                     "title": f"title of {c.partition('/')[2]}",
@@ -78,6 +78,7 @@ class RecordedGraph:
                 }
                 for c in parameters["chunk_ids"]
             ]
+            return [{"chunks": chunks}]
         return self.rows.get(query, [])
 
 
