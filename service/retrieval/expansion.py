@@ -171,11 +171,11 @@ class Edge:
         """Each source chunk's hops, from ``reached.cypher``'s ``sources`` (an entry per source
         chunk; its FD* is rescaled once for all its hops)."""
         edges: dict[str, list[Edge]] = {}
-        for row in sources:
-            source_id = row["source_id"]
-            anchor_fd = _anchor_fd(row["source_fd"], float(row["a_max"]))
+        for source in sources:
+            source_id = source["source_id"]
+            anchor_fd = _anchor_fd(source["source_fd"], float(source["a_max"]))
             edges.setdefault(source_id, []).extend(
-                cls.of(hop, source_id, anchor_fd, chunks) for hop in row["hops"]
+                cls.of(hop, source_id, anchor_fd, chunks) for hop in source["hops"]
             )
         return edges
 
@@ -323,7 +323,7 @@ class Expand:
         budget = Budget.of(options)
         seeds = ranking.hits[: options.expand.top]
         sources = list(dict.fromkeys(hit.chunk_id for hit in seeds))
-        rows = run.trace.read(
+        (reached,) = run.trace.read(
             Query.EXPAND_REACHED,
             {
                 "sources": sources,
@@ -337,7 +337,7 @@ class Expand:
                 "vector": ranking.query.vector,
             },
         )
-        edges = Edge.all_of(rows[0]["sources"], run.scope.chunks)
+        edges = Edge.all_of(reached["sources"], run.scope.chunks)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]
