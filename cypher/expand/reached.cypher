@@ -40,7 +40,7 @@
 // and $fanout (integers), $vector (the query's embedding).
 // Returns: one row, sources: a list with an entry per chunk a hop leaves, by its id (one list
 // rather than a row per chunk: replayed with the 500 HotpotQA dev500 and 162 MuSiQue dev
-// answers' parameters, the rows the same, the client's p50 fell by 0.2–0.35 ms of ~3.3, the
+// answers' parameters, the rows the same, the client's p50 fell by 0.24–0.36 ms of ~3.3, the
 // driver's work per row): source_id; source_fd (its FD* inputs, as
 // fd_inputs.cypher's chunk map: fd_raw, n_tokens, n_claims, bin, n, total, total_sq; with
 // source_type and a_source); a_max; hops, each a map of kind, href (links; '' for bridges),

@@ -94,24 +94,25 @@ def metadata_scores(context: SearchContext, **bounds: object) -> dict[str, float
     return {local_id(c["document_id"]): c["score"] for c in records[0]["candidates"]}
 
 
+# An identifier mentioned in one chunk, of lab/spares.md.
+SPARES = [scoped(DEFAULT_COLLECTION, "zq-4471-b")]
+
+
 def test_only_identifiers_in_few_chunks_cluster_their_folder(context: SearchContext) -> None:
-    # mentioned in one chunk, of lab/spares.md
-    spares = [scoped(DEFAULT_COLLECTION, "zq-4471-b")]
-    clustered = metadata_scores(context, identifier_ids=spares, max_cluster_mentions=1)
+    clustered = metadata_scores(context, identifier_ids=SPARES, max_cluster_mentions=1)
     assert clustered["lab/spares.md"] == pytest.approx(1.25)  # identified, and in the folder
     assert set(clustered) == set(LAB)
     assert {score for doc, score in clustered.items() if doc != "lab/spares.md"} == {0.25}
     alone = {"lab/spares.md": pytest.approx(1.0)}
-    assert metadata_scores(context, identifier_ids=spares, max_cluster_mentions=0) == alone
+    assert metadata_scores(context, identifier_ids=SPARES, max_cluster_mentions=0) == alone
 
 
 def test_only_folders_and_tags_of_few_documents_lift_them(context: SearchContext) -> None:
     # A folder or tag of more documents than the path keeps would tie them all at one score.
-    spares = [scoped(DEFAULT_COLLECTION, "zq-4471-b")]
-    lab = metadata_scores(context, identifier_ids=spares, max_folder_entries=len(LAB))
+    lab = metadata_scores(context, identifier_ids=SPARES, max_folder_entries=len(LAB))
     assert set(lab) == set(LAB)  # lab/ holds the six documents and no subfolder
     alone = {"lab/spares.md": pytest.approx(1.0)}
-    assert metadata_scores(context, identifier_ids=spares, max_folder_entries=len(LAB) - 1) == alone
+    assert metadata_scores(context, identifier_ids=SPARES, max_folder_entries=len(LAB) - 1) == alone
 
     tagged = metadata_scores(context, terms=["sensors"])
     assert len(tagged) >= 2 and set(tagged.values()) == {0.5}
