@@ -47,10 +47,12 @@
 // anchor_text (the anchor text, or the entity's name), entity_id (bridges; null for links),
 // mentions (chunks mentioning the entity; null for links), landing_id, landing_document_id,
 // landing_tokens, validation and query_similarity ((1 + cos)/2 of the landing chunk and
-// $vector, as vector.similarity.cosine gives it), in the order of kind, landing_id, href,
-// entity_id. The landing document's whole length is not read here: the hydration that follows
-// reads each supporting chunk's document anyway (search/hydrate_chunks.cypher), and read per
-// hop here it was a tenth of the statement's time (0.25 ms of 2.5 ms client p50, replayed with
+// $vector, as vector.similarity.cosine gives it). Neither the entries nor a chunk's hops are in any
+// order: service/retrieval/expansion.py orders a chunk's hops by a key that decides every tie, and
+// sorting them here as well took 0.2 ms of a 2.5 ms client p50 (replayed with the 162 MuSiQue dev
+// answers' parameters). The landing document's whole length is not read here: the hydration that
+// follows reads each supporting chunk's document anyway (search/hydrate_chunks.cypher), and read
+// per hop here it was a tenth of the statement's time (0.25 ms of 2.5 ms client p50, replayed with
 // the 162 MuSiQue dev searches' parameters).
 CALL () {
   OPTIONAL MATCH (top:SourceAuthority)
@@ -112,8 +114,6 @@ CALL (levels) {
 }
 UNWIND levels + [bridges] AS level
 UNWIND level AS edge
-WITH a_max, edge
-ORDER BY edge.source.id, edge.kind, edge.landing.id, coalesce(edge.link.href, ''), edge.entity.id
 // One entry per chunk a hop leaves, its hops in a list: an answer's 30–35 hops at the median
 // leave its 10 source chunks (MuSiQue dev, HotpotQA dev500), and a row costs the driver and the
 // runtime more than a list entry.
@@ -142,5 +142,4 @@ WITH s.id AS source_id,
          query_similarity: coalesce(edge.nearness,
                                     vector.similarity.cosine(edge.landing.embedding, $vector))
        }] AS hops
-ORDER BY source_id
 RETURN collect({source_id: source_id, source_fd: source_fd, a_max: a_max, hops: hops}) AS sources;

@@ -295,6 +295,8 @@ def _hops(edges: Sequence[Edge], budget: Budget) -> Sequence[Edge]:
 
 
 def _ordered(edges: Iterable[Edge], parent: float, budget: Budget) -> list[tuple[Edge, float]]:
+    """``edges`` with the scores they pass on, best first; every tie is decided here (the read
+    gives a chunk's hops in no order), and hops equal in every key are the same hop."""
     scored = [(edge, budget.score(parent, edge)) for edge in edges]
     return sorted(
         scored,
@@ -306,6 +308,7 @@ def _ordered(edges: Iterable[Edge], parent: float, budget: Budget) -> list[tuple
             pair[0].mentions,
             pair[0].href,
             pair[0].entity_id,
+            pair[0].anchor_text,  # two links to one place from one chunk, in other words
         ),
     )
 
