@@ -168,7 +168,7 @@ DEFAULT_FD_LAMBDA = 0.1
 # parts of MuSiQue dev and HotpotQA dev500 (docs/benchmarks.md, "Entity bridges").
 DEFAULT_EXPAND_QUERY_WEIGHT = 0.5
 DEFAULT_BRIDGE_THRESHOLD = 0.1
-DEFAULT_BRIDGE_MAX_MENTIONS = 20
+DEFAULT_BRIDGE_MAX_MENTIONS = 12
 
 
 # --- request values -------------------------------------------------------------------------------

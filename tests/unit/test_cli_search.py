@@ -19,7 +19,7 @@ from anchorgraph.cli_search import (
     flags_of,
     read_flags,
 )
-from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
+from anchorgraph.retrieval.types import DEFAULT_BRIDGE_MAX_MENTIONS, FLAT_NAMES, SearchOptions
 
 
 def test_the_flags_file_is_what_the_model_gives() -> None:
@@ -57,7 +57,7 @@ def test_the_help_shows_each_field_with_its_description_and_range() -> None:
     for flag in read_flags():
         assert flag.option in shown.output
     assert "Only entities that at most this many chunks mention bridge" in shown.output
-    assert "Range [2, 10000]. Default: 20." in shown.output
+    assert f"Range [2, 10000]. Default: {DEFAULT_BRIDGE_MAX_MENTIONS}." in shown.output
 
 
 @pytest.fixture
