@@ -49,6 +49,8 @@ The bridge defaults (β, ``expand.bridge_threshold``, ``expand.bridge_max_mentio
 bridging only where no link is valid) by replaying the hops collected for every question of the
 tune parts of MuSiQue dev and HotpotQA dev500 (spaCy entities, title links) with the sum of their
 NDCG@10 gains; the held parts are reported beside them (docs/benchmarks.md, "Entity bridges").
+The mention bound was chosen again on the tune parts of both sets with spaCy's entities and with
+names by casing, searched afresh for each bound (12: "The mention bound re-chosen").
 
 The database is read once for the whole answer, whatever the depth, the kinds and the number of
 hits (``cypher/expand/reached.cypher`` computes the levels inside one statement).
