@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -136,6 +137,19 @@ def test_the_output_does_not_depend_on_the_order_of_the_rows() -> None:
     first = expand([("n0#0", 1.0), ("n3#0", 0.5)], graph(*edges), BUDGET)
     random.Random(1).shuffle(edges)
     assert expand([("n0#0", 1.0), ("n3#0", 0.5)], graph(*edges), BUDGET) == first
+
+
+def test_two_links_to_one_place_are_told_apart_by_their_anchor_text_in_any_order() -> None:
+    # The read gives a chunk's hops in no order (cypher/expand/reached.cypher): two links from
+    # one chunk to one place, in other words, must still name the same hop whichever comes first.
+    one = edge("a#0", "b#0")
+    other = replace(one, anchor_text="another name for b")
+    answers = [
+        expand([("a#0", 1.0)], graph(*pair), BUDGET) for pair in ([one, other], [other, one])
+    ]
+    assert answers[0] == answers[1]
+    (hop,) = answers[0][0][0].path
+    assert isinstance(hop, LinkHop) and hop.anchor_text == "another name for b"
 
 
 def test_the_supporting_score_formula_and_its_monotonicity_in_each_part() -> None:
