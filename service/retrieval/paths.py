@@ -46,8 +46,13 @@ TFIDF_COMMON_FRACTION = 0.01
 # took the statement's p50 / p95 at a million chunks from 24 / 118 to 15 / 34 ms
 # (docs/benchmarks.md, "A million chunks against 100,000").
 TFIDF_MAX_POSTINGS = 10_000
-# Chunks, as a multiple of k, that the terms left out of the walk may add their weight to.
-TFIDF_BOOST_POOL = 5
+# Mentions the entity path walks at most, rarest entities first, the rarest too, as the TF-IDF
+# path's postings (entity_chunks.cypher): at a million generated chunks, entities that 15,000 to
+# 39,000 chunks mention made the path's server p95 41–43 ms. On the dev splits a query walks at
+# most 1,540 mentions, so their candidates are those of every entity walked.
+ENTITY_MAX_MENTIONS = 10_000
+# Chunks, as a multiple of k, that the terms or entities left out of a walk may add to.
+BOOST_POOL = 5
 
 
 R = TypeVar("R")
@@ -199,7 +204,7 @@ class TfidfPath:
             "terms": query.terms,
             "common_fraction": self.common_fraction,
             "max_postings": self.max_postings,
-            "boost_pool": k * TFIDF_BOOST_POOL,
+            "boost_pool": k * BOOST_POOL,
             "k": k,
             **scope.parameters(),
         }
@@ -232,15 +237,25 @@ class MetadataPath:
 
 
 class EntityPath:
-    """Entity boosting: chunks mentioning the query's entities, whatever their vector score."""
+    """Entity boosting: chunks mentioning the query's entities, whatever their vector score.
+    Entities past ``max_mentions`` walked rarest first only add to the best chunks the others
+    found (``entity_chunks.cypher``)."""
 
     name = PathName.ENTITY
+
+    def __init__(self, max_mentions: int = ENTITY_MAX_MENTIONS) -> None:
+        self.max_mentions = max_mentions
 
     def retrieve(self, read: Reader, query: AnalyzedQuery, k: int, scope: Scope) -> list[Candidate]:
         if not query.entities:
             return []
-        entities = [{"id": e.id, "score": e.score} for e in query.entities]
-        parameters = {"entities": entities, "k": k, "allowed": scope.parameters()["allowed"]}
+        parameters = {
+            "entities": [{"id": e.id, "score": e.score} for e in query.entities],
+            "max_mentions": self.max_mentions,
+            "boost_pool": k * BOOST_POOL,
+            "k": k,
+            "allowed": scope.parameters()["allowed"],
+        }
         return _candidates(read(Query.ENTITY_CHUNKS, parameters))
 
 
