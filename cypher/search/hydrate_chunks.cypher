@@ -4,10 +4,11 @@
 // Parameters: $chunk_ids (keys). Returns: one row, chunks: a list with an entry per chunk found,
 // in the order of $chunk_ids (one list rather than a row per chunk: the driver's work per row
 // is most of the statement's client time for the ten hits of a search, 0.80–0.86 against
-// 0.65–0.73 ms p50 replayed with MuSiQue dev's 162 answers): chunk_id, document_id (keys), collection, title, text,
-// n_tokens, pages (the page numbers the chunk covers, [] without pages), ocr_confidence (null
-// unless OCR read its text), source_type, a_source, a_max, chunk and document (maps: fd_raw,
-// n_tokens, n_claims, bin, n, total, total_sq; null bin statistics when not yet binned).
+// 0.65–0.73 ms p50 replayed with MuSiQue dev's 162 answers): chunk_id, document_id (keys),
+// collection, title, text, n_tokens, pages (the page numbers the chunk covers, [] without
+// pages), ocr_confidence (null unless OCR read its text), source_type, a_source, a_max, chunk
+// and document (maps: fd_raw, n_tokens, n_claims, bin, n, total, total_sq; null bin statistics
+// when not yet binned).
 CALL () {
   OPTIONAL MATCH (top:SourceAuthority)
   RETURN CASE WHEN max(top.a_source) > 1.0 THEN max(top.a_source) ELSE 1.0 END AS a_max

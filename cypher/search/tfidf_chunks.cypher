@@ -15,8 +15,8 @@
 // common words only (11 % of them) walked up to about 349,000 postings (benchmarks/
 // tfidf_budget.py; docs/benchmarks.md, "A million chunks against 100,000"). The other terms
 // ("boosters") only add their weight to the $boost_pool chunks the finders scored best; a
-// booster's idf is the lowest, so it rarely lifts a chunk from further down into the top $k. Each collection searched does this on its own; their best
-// chunks are then ranked together.
+// booster's idf is the lowest, so it rarely lifts a chunk from further down into the top $k.
+// Each collection searched does this on its own; their best chunks are then ranked together.
 // A pool chunk's postings are walked once for all the boosters, not once per booster: asking
 // for (c)-[:HAS_TERM]->(t) with both ends bound walks c's whole relationship chain each time
 // (~60 relationships a chunk), which on SciFact train made 39,000 db hits at the median per
