@@ -10,7 +10,9 @@ conditions: ``hybrid`` (``search()`` at document level with every default) and
 its best). Both get ``--k`` results (10, what a person asks for; the evaluation's NDCG@10 and
 recall use 100) and embed the query with the same loaded model. The two are timed turn about,
 query by query, in an order shuffled with ``--seed``, so that the machine's other load falls on
-both alike; ``--warmup`` queries of each run first, untimed.
+both alike; ``--warmup`` queries of each run first, untimed. ``--ours`` names other conditions
+of ours to time beside them (condition specs as ``anchorgraph eval`` takes them, e.g.
+``hybrid@paths=dense+bm25``: our pipeline with the peer's own two signals), each with its ratio.
 
 Prints p50 and p95 of each and the ratio of the p50s, with the CPU time each search took in this
 process (the API's part: embedding, round trips, fusion) and in Neo4j (``/proc``, nanosecond
@@ -52,6 +54,14 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--k", type=int, default=10, help="Results of each search.")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
+        "--ours",
+        action="append",
+        default=[],
+        metavar="SPEC",
+        help="Another condition of ours to time beside the two (repeatable), e.g. "
+        "'hybrid@paths=dense+bm25'.",
+    )
+    parser.add_argument(
         "--neo4j-pid", type=int, help="Neo4j's pid, for its CPU time; default: the eval server's."
     )
     return parser.parse_args(argv)
@@ -83,11 +93,12 @@ def main(argv: list[str] | None = None) -> int:
         open_runtime(config.runtime_settings(server), schema=SchemaMode.VERIFY) as runtime,
     ):
         resources = conds.Resources(split, runtime, depth=args.k)
-        built = {name: conds.build(conds.Spec.parse(name), resources) for name in (OURS, PEER)}
+        names = list(dict.fromkeys([str(OURS), str(PEER), *args.ours]))
+        built = {name: conds.build(conds.Spec.parse(name), resources) for name in names}
         pid = args.neo4j_pid or _local_pid(server)
-        timings: dict[conds.ConditionName, list[float]] = {name: [] for name in built}
-        api_cpu: dict[conds.ConditionName, list[float]] = {name: [] for name in built}
-        neo4j_cpu: dict[conds.ConditionName, list[float]] = {name: [] for name in built}
+        timings: dict[str, list[float]] = {name: [] for name in built}
+        api_cpu: dict[str, list[float]] = {name: [] for name in built}
+        neo4j_cpu: dict[str, list[float]] = {name: [] for name in built}
         with startup_objects_frozen():  # as the API: no full GC pass in a timed search
             for n, text in enumerate(queries):
                 order = list(built)
@@ -105,7 +116,7 @@ def main(argv: list[str] | None = None) -> int:
                         api_cpu[name].append(api_ms)
                         if neo4j_before is not None and neo4j_after is not None:
                             neo4j_cpu[name].append(neo4j_after - neo4j_before)
-    summary: dict[conds.ConditionName, Any] = {
+    summary: dict[str, Any] = {
         name: {
             "p50_ms": round(statistics.median(ms), 2),
             "p95_ms": round(_percentile(ms, 0.95), 2),
@@ -114,13 +125,17 @@ def main(argv: list[str] | None = None) -> int:
         }
         for name, ms in timings.items()
     }
-    ratio = summary[OURS]["p50_ms"] / summary[PEER]["p50_ms"]
+    for row in summary.values():
+        row["ratio_p50"] = round(row["p50_ms"] / summary[PEER]["p50_ms"], 3)
+    width = max(map(len, summary))
     for label, row in summary.items():
         neo4j = "?" if row["neo4j_cpu_ms"] is None else f"{row['neo4j_cpu_ms']:.2f}"
         print(
-            f"{label:24} p50 {row['p50_ms']:7.2f} ms   p95 {row['p95_ms']:7.2f} ms   "
+            f"{label:{width}}  p50 {row['p50_ms']:7.2f} ms   p95 {row['p95_ms']:7.2f} ms   "
+            f"ratio {row['ratio_p50']:4.2f}   "
             f"CPU per search: API {row['api_cpu_ms']:.2f} ms, Neo4j {neo4j} ms"
         )
+    ratio = summary[OURS]["ratio_p50"]
     print(f"ratio of the p50s ({OURS} / {PEER}): {ratio:.2f}  ({len(timings[OURS])} queries)")
     print(
         json.dumps(
@@ -129,8 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                 "split": args.split,
                 "k": args.k,
                 "queries": len(timings[OURS]),
-                "conditions": {str(name): row for name, row in summary.items()},
-                "ratio_p50": round(ratio, 3),
+                "conditions": summary,
+                "ratio_p50": ratio,
             }
         )
     )
