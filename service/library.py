@@ -20,6 +20,7 @@ keywords, and returns the same ``SearchResult``::
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -44,7 +45,13 @@ from anchorgraph.loaders.read import read_bytes
 from anchorgraph.loaders.sync import SyncPlan, SyncReport, plan_sync, run_sync
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.retrieval.types import (
+    FLAT_NAMES,
+    GROUP_MODELS,
+    SearchOptions,
+    SearchResult,
+    nested,
+)
 from anchorgraph.runtime import (
     EmbedderFactory,
     Runtime,
@@ -80,7 +87,8 @@ class Searcher:
             ValidationError: an option ``SearchOptions`` refuses.
             NotFound: a requested collection does not exist.
         """
-        return search(self.context, self.options(query, **options))
+        validated = _validated(query, options)
+        return search(self.context, validated)
 
     def collections(self) -> list[CollectionInfo]:
         """Every collection with its counts of documents, chunks and entities."""
@@ -89,11 +97,29 @@ class Searcher:
     @staticmethod
     def options(query: str | SearchOptions, **options: Any) -> SearchOptions:
         """The validated options of a call (raises pydantic's ``ValidationError``)."""
-        if isinstance(query, SearchOptions):
-            if not options:
-                return query
-            return query.updated(options)
-        return SearchOptions.model_validate({**options, "query": query})
+        return _validated(query, options)
+
+
+def _validated(query: str | SearchOptions, options: dict[str, Any]) -> SearchOptions:
+    """A call's options. The flat names of API 0.1 (``expand=True``, ``fd_lambda=0.3``) still
+    work, with a ``DeprecationWarning`` on the caller's line: they go in 0.3, as in the REST API
+    (docs/api.md, "Versions")."""
+    if flat := nested(options)[1]:
+        # 1: here, 2: Searcher.__call__ or Searcher.options, 3: the caller.
+        warnings.warn(_flat_message(flat), DeprecationWarning, stacklevel=3)
+    if isinstance(query, SearchOptions):
+        return query.updated(options) if options else query
+    return SearchOptions.model_validate({**options, "query": query})
+
+
+def _flat_message(flat: Iterable[str]) -> str:
+    """What a caller of flat names reads: each name and its place in its group."""
+    places = {name: FLAT_NAMES[name] for name in flat}
+    spelled = ", ".join(
+        f"{name} → {group}={GROUP_MODELS[group].__name__}({field}=…)"
+        for name, (group, field) in places.items()
+    )
+    return f"flat search options go in anchorgraph 0.3; name them in their groups: {spelled}"
 
 
 class Library(Searcher):

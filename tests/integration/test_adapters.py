@@ -81,7 +81,7 @@ def test_langchain_retriever(library: Library, direct: SearchResult) -> None:
     assert documents[0].id == direct.hits[0].chunk_id
     assert_carries_the_breakdown(documents[0].metadata, direct)
     # Keywords of invoke override the retriever's options for one call.
-    expanded = retriever.invoke(QUESTION, expand=True)
+    expanded = retriever.invoke(QUESTION, expand={"links": True})
     assert_supporting([d.metadata for d in expanded])
     assert len(retriever.invoke(QUESTION, k=1)) == 1
 
@@ -134,7 +134,7 @@ def test_graphrag_pipeline_takes_the_retriever_unchanged(
     assert answer.retriever_result.metadata is not None
     assert answer.retriever_result.metadata["__retriever"] == "AnchorgraphRetriever"
     # retriever_config passes through: neo4j-graphrag's top_k and any SearchOptions field.
-    one = rag.search(QUESTION, retriever_config={"top_k": 1, "expand": True}, return_context=True)
+    one = rag.search(QUESTION, retriever_config={"top_k": 1, "expand": {"links": True}}, return_context=True)
     assert one.retriever_result is not None and len(one.retriever_result.items) == 1
     item = one.retriever_result.items[0]
     assert item.metadata is not None
@@ -160,7 +160,7 @@ def test_llamaindex_retriever(library: Library, direct: SearchResult) -> None:
     read = top.node.get_content(metadata_mode=MetadataMode.LLM)
     assert "Helena Vasconcelos, founding director" in read and direct.hits[0].text in read
     assert "contribution" not in read and "fd_raw" not in read
-    expanded = AnchorgraphRetriever(library, expand=True, **OPTIONS).retrieve(QUESTION)
+    expanded = AnchorgraphRetriever(library, expand={"links": True}, **OPTIONS).retrieve(QUESTION)
     assert_supporting([f.node.metadata for f in expanded])
 
 

@@ -84,7 +84,7 @@ def test_keywords_and_an_options_object_give_the_same_typed_result(library: Libr
         {"k": 0},
         {"colour": "red"},  # not a field
         {"explain": "yes"},  # strict, as in the REST API
-        {"mode": "dense", "pagerank_weight": 1.0},  # cross-field rule
+        {"mode": "dense", "fusion": {"pagerank_weight": 1.0}},  # cross-field rule
         {"paths": ["doc_bm25"]},  # a document path at chunk level
     ],
 )
