@@ -134,7 +134,9 @@ def test_graphrag_pipeline_takes_the_retriever_unchanged(
     assert answer.retriever_result.metadata is not None
     assert answer.retriever_result.metadata["__retriever"] == "AnchorgraphRetriever"
     # retriever_config passes through: neo4j-graphrag's top_k and any SearchOptions field.
-    one = rag.search(QUESTION, retriever_config={"top_k": 1, "expand": {"links": True}}, return_context=True)
+    one = rag.search(
+        QUESTION, retriever_config={"top_k": 1, "expand": {"links": True}}, return_context=True
+    )
     assert one.retriever_result is not None and len(one.retriever_result.items) == 1
     item = one.retriever_result.items[0]
     assert item.metadata is not None
