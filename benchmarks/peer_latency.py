@@ -44,6 +44,16 @@ OURS = conds.ConditionName.HYBRID
 PEER = conds.ConditionName.GRAPHRAG_HYBRID_NAIVE
 
 
+def _spec(text: str) -> str:
+    """A condition spec, checked before the server starts (its overrides are checked when the
+    condition is built)."""
+    try:
+        conds.Spec.parse(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+    return text
+
+
 def _parse(argv: list[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--dataset", type=Path, required=True, help="A BEIR folder.")
@@ -58,6 +68,7 @@ def _parse(argv: list[str] | None) -> argparse.Namespace:
         action="append",
         default=[],
         metavar="SPEC",
+        type=_spec,
         help="Another condition of ours to time beside the two (repeatable), e.g. "
         "'hybrid@paths=dense+bm25'.",
     )
