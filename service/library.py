@@ -101,15 +101,27 @@ class Searcher:
 
 
 def _validated(query: str | SearchOptions, options: dict[str, Any]) -> SearchOptions:
-    """A call's options. The flat names of API 0.1 (``expand=True``, ``fd_lambda=0.3``) still
-    work, with a ``DeprecationWarning`` on the caller's line: they go in 0.3, as in the REST API
-    (docs/api.md, "Versions")."""
-    if flat := nested(options)[1]:
-        # 1: here, 2: Searcher.__call__ or Searcher.options, 3: the caller.
-        warnings.warn(_flat_message(flat), DeprecationWarning, stacklevel=3)
+    """A call's options (flat names in their groups, with a warning on the caller's line)."""
+    options = grouped(options, caller=2)  # 1: Searcher.__call__ or Searcher.options, 2: theirs
     if isinstance(query, SearchOptions):
         return query.updated(options) if options else query
     return SearchOptions.model_validate({**options, "query": query})
+
+
+def grouped(options: dict[str, Any], *, caller: int) -> dict[str, Any]:
+    """``options`` with the flat names of API 0.1 (``expand=True``, ``fd_lambda=0.3``) moved
+    into their groups, and a ``DeprecationWarning`` naming each one's place on the line
+    ``caller`` frames above the function that asks (1: whoever called it): they go in 0.3, as in
+    the REST API (docs/api.md, "Versions").
+
+    Raises:
+        ValueError: a flat value its field refuses, given beside the grouped one.
+    """
+    moved, flat = nested(options)
+    if flat:
+        # 1: here, 2: the function that asks, 2 + caller: the line that meant these options.
+        warnings.warn(_flat_message(flat), DeprecationWarning, stacklevel=2 + caller)
+    return moved
 
 
 def _flat_message(flat: Iterable[str]) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from anchorgraph.library import Searcher
+from anchorgraph.library import Searcher, grouped
 from anchorgraph.retrieval.types import Hit, SearchOptions, SearchResult
 
 # A stand-in query that lets fixed options be validated before any query is known.
@@ -13,12 +13,14 @@ _PROBE_QUERY = "options check"
 
 
 def fixed_options(options: Mapping[str, Any]) -> dict[str, Any]:
-    """A retriever's options, checked now by ``SearchOptions`` (so a bad one fails when the
-    retriever is made, not at its first question). ``explain`` is on unless turned off: the
-    breakdown is what the adapters carry."""
+    """A retriever's options in their groups, checked now by ``SearchOptions`` (so a bad one
+    fails when the retriever is made, not at its first question). ``explain`` is on unless
+    turned off: the breakdown is what the adapters carry. Flat names of API 0.1 warn once, on
+    the line that made the retriever (this is called from its ``__init__``), not at each
+    question."""
     if "query" in options:
         raise TypeError("the query is what the retriever is asked, not one of its options")
-    merged = {"explain": True, **options}
+    merged = grouped({"explain": True, **options}, caller=2)  # 1: __init__, 2: its caller
     SearchOptions.model_validate({**merged, "query": _PROBE_QUERY})
     return merged
 
@@ -26,8 +28,10 @@ def fixed_options(options: Mapping[str, Any]) -> dict[str, Any]:
 def run(
     searcher: Searcher, query: str, options: Mapping[str, Any], overrides: Mapping[str, Any]
 ) -> SearchResult:
-    """One search with the retriever's options and a call's overrides."""
-    return searcher(query, **{**options, **overrides})
+    """One search with the retriever's options and a call's overrides, which change a group's
+    fields one by one as the library's do (``expand={"depth": 2}`` keeps the retriever's
+    ``expand.links``)."""
+    return searcher(SearchOptions.model_validate({**options, "query": query}), **overrides)
 
 
 def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
