@@ -27,6 +27,10 @@ from anchorgraph.graph.deadline import Deadline, current, within
 
 T = TypeVar("T")
 
+# The shortest wait between two looks at the deadline, so a pause begun with little time left
+# does not make the route spin; a 504 comes at most this much after the deadline.
+_POLL_S = 0.05
+
 
 class DeadlineMiddleware:
     """Gives each HTTP request a ``Deadline`` of ``seconds`` from its arrival, and says in the
@@ -72,7 +76,10 @@ async def answered_by(work: Callable[[], T], grace_s: float = 0.0) -> T:
     # make the answer do.
     running = asyncio.ensure_future(anyio.to_thread.run_sync(work, abandon_on_cancel=True))
     while True:
-        done, _ = await asyncio.wait({running}, timeout=max(deadline.remaining() + grace_s, 0))
+        # While the worker pauses the deadline (embedding a long document), the time left
+        # stands still: wait again, at least a poll's length, until the pause is over.
+        left = max(deadline.remaining() + grace_s, _POLL_S)
+        done, _ = await asyncio.wait({running}, timeout=left)
         if done:
             return running.result()
         if deadline.remaining() + grace_s <= 0:

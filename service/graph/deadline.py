@@ -16,6 +16,7 @@ healthy server, and the deadline is about what Neo4j does, not about the size of
 from __future__ import annotations
 
 import contextvars
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -28,16 +29,27 @@ T = TypeVar("T")
 
 
 class Deadline:
-    """A point in ``time.monotonic()`` time that pauses can move later."""
+    """A point in ``time.monotonic()`` time that pauses move later. Its clock stands still
+    while any pause is open, in whichever thread: a route waiting for its worker
+    (``anchorgraph.api.deadline.answered_by``) must not see the deadline pass while the worker
+    embeds a long document, only once the pause is over."""
 
     def __init__(self, seconds: float) -> None:
         self.seconds = seconds
         self._end = time.monotonic() + seconds
         self._expired = False
+        self._lock = threading.Lock()
+        self._open_pauses = 0
+        self._paused_at = 0.0  # when the first of the open pauses began
 
     def remaining(self) -> float:
-        """Seconds left; zero or less once it has passed."""
-        return -1.0 if self._expired else self._end - time.monotonic()
+        """Seconds left (as they were when the open pauses began, while any is open); zero or
+        less once it has passed."""
+        if self._expired:
+            return -1.0
+        with self._lock:
+            now = self._paused_at if self._open_pauses else time.monotonic()
+            return self._end - now
 
     def expire(self) -> None:
         """Passed for good, pauses or not: the request was answered without the work still
@@ -64,12 +76,19 @@ class Deadline:
 
     @contextmanager
     def paused(self) -> Iterator[None]:
-        """The time spent inside does not count."""
-        started = time.monotonic()
+        """The time spent inside does not count (pauses that overlap, in one thread or
+        several, count once: from the first one's start to the last one's end)."""
+        with self._lock:
+            if not self._open_pauses:
+                self._paused_at = time.monotonic()
+            self._open_pauses += 1
         try:
             yield
         finally:
-            self._end += time.monotonic() - started
+            with self._lock:
+                self._open_pauses -= 1
+                if not self._open_pauses:
+                    self._end += time.monotonic() - self._paused_at
 
 
 _current: contextvars.ContextVar[Deadline | None] = contextvars.ContextVar(

@@ -22,7 +22,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from uvicorn_thread import served
 
 from anchorgraph.api.documents import COMMIT_GRACE_S
 from anchorgraph.app import create_app
-from anchorgraph.embedding import Embedder, HashEmbedder
+from anchorgraph.embedding import Embedder, HashEmbedder, Vectors
 from anchorgraph.errors import DeadlineExceeded
 from anchorgraph.graph.deadline import Deadline, within
 from anchorgraph.graph.gateway import Graph
@@ -351,6 +351,37 @@ def test_a_frozen_neo4j_gets_504s_by_the_deadline_writes_nothing_and_the_api_rec
         ids = [hit["document_id"] for hit in answers[-1].json()["hits"]]
         assert "notes/frozen-valve.md" not in ids
         assert client.get(f"/documents/{valve['id']}").status_code == 404
+
+
+class EmbedsSlowly(HashEmbedder):
+    """Takes longer than the deadline for each batch it embeds: a long document on a small
+    machine."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(384)
+        self.seconds = seconds
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        time.sleep(self.seconds)
+        return super().embed(texts)
+
+
+def test_a_write_whose_embedding_outlasts_the_deadline_is_answered_not_cut(
+    server: tuple[LocalNeo4j, Settings],
+) -> None:
+    """The deadline bounds the waits on Neo4j; reading and embedding a document do not count
+    (docs/configuration.md), however long they take, even while the route waits for them."""
+    _, settings = server
+    deadline_s = 1.0
+    bounded = settings.model_copy(update={"request_deadline_s": deadline_s})
+    app = create_app(bounded, embedder_factory=lambda _: EmbedsSlowly(2 * deadline_s))
+    long_note = {**NOTE, "id": "notes/long-to-embed.md"}
+    with served(app) as url, httpx.Client(base_url=url, timeout=60) as client:
+        answer = client.post("/documents", json=long_note)
+        took = app_seconds(answer.headers)
+        assert answer.status_code == 201, answer.text
+        assert took is not None and took > 2 * deadline_s  # answered well past the deadline
+        assert client.get(f"/documents/{long_note['id']}").status_code == 200
 
 
 # --- an ingest killed part-way -------------------------------------------------------------------

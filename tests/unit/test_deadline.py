@@ -12,7 +12,7 @@ from clients import app_seconds
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from anchorgraph.api.deadline import install_deadline
+from anchorgraph.api.deadline import answered_by, install_deadline
 from anchorgraph.errors import DeadlineExceeded
 from anchorgraph.graph.deadline import Deadline, current, paused, propagating, within
 
@@ -78,3 +78,33 @@ def test_every_answer_says_how_long_the_api_took_from_the_request_s_arrival() ->
     assert took is not None and 200 <= took * 1000 <= waited_ms
     assert 0 < answer.json()["remaining"] <= 5.0 - 0.2  # the deadline runs from the same arrival
     assert missing.status_code == 404 and "server-timing" in missing.headers
+
+
+def test_the_clock_stands_still_while_a_pause_is_open_in_another_thread() -> None:
+    deadline = Deadline(0.2)
+    with ThreadPoolExecutor(max_workers=1) as pool, within(deadline):
+
+        def embeds_a_long_document() -> None:
+            with paused():
+                time.sleep(2 * deadline.seconds)
+
+        pausing = pool.submit(propagating(embeds_a_long_document))
+        time.sleep(1.5 * deadline.seconds)  # past the deadline, had the pause not stopped it
+        assert not pausing.done() and deadline.remaining() > 0
+        pausing.result()
+    assert deadline.remaining() > 0
+
+
+def test_a_route_waits_for_its_worker_while_the_worker_pauses_past_the_deadline() -> None:
+    deadline = Deadline(0.2)
+
+    def upload() -> str:
+        with paused():  # reading and embedding the document: not Neo4j's time
+            time.sleep(3 * deadline.seconds)
+        return "written"
+
+    async def route() -> str:
+        with within(deadline):
+            return await answered_by(upload)
+
+    assert asyncio.run(route()) == "written"
