@@ -70,8 +70,17 @@ class Refusal:
     id: str
     uri: str  # where the refused document came from ("" when given without one)
     stored_uri: str  # where the document in the graph came from
+    # Set when the graph holds the same file under another id (a sync of a folder above or
+    # below the one it was read from): writing it again would keep it twice.
+    stored_id: str = ""
 
     def message(self, collection: str) -> str:
+        if self.stored_id:
+            return (
+                f"{self.id!r}: its file {self.uri} is in collection {collection!r} already, as "
+                f"{self.stored_id!r} (read from another folder); sync that folder, or delete "
+                f"{self.stored_id!r} first"
+            )
         return (
             f"{self.id!r} in collection {collection!r} came from {_origin(self.stored_uri)}; "
             f"{_origin(self.uri)} has the same id and would replace it"
@@ -363,6 +372,13 @@ class Ingestor:
             log.warning("FD* length bins of %r not refitted within the deadline", collection)
             return False
 
+    def as_written(
+        self, document: SourceDocument, language: Language | None = None
+    ) -> SourceDocument:
+        """``document`` as an ingest writes and hashes it: its study design as source type
+        (when asked for), its language resolved (``document_language``)."""
+        return document_language(self._with_source_type(document), language)
+
     def content_hash(self, document: SourceDocument) -> str:
         """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
         content: list[object] = [
@@ -405,10 +421,7 @@ class Ingestor:
         """
         collection = stats.collection
         # The last of several documents with one id wins, as it would across batches.
-        by_id = {
-            document.id: document_language(self._with_source_type(document), language)
-            for document in batch
-        }
+        by_id = {document.id: self.as_written(document, language) for document in batch}
         warnings = []
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")

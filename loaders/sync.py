@@ -28,7 +28,8 @@ class SyncPlan:
     add: list[str] = field(default_factory=list)  # not in the collection
     update: list[str] = field(default_factory=list)  # same origin, content changed
     unchanged: list[str] = field(default_factory=list)
-    conflicts: list[Refusal] = field(default_factory=list)  # same id from another origin
+    # Same id from another origin, or (``stored_id``) the same file stored under another id.
+    conflicts: list[Refusal] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)  # from this folder, file gone
     kept: list[str] = field(default_factory=list)  # from elsewhere, not in the folder: left
 
@@ -62,7 +63,12 @@ def plan_sync(
     """Compare the folder's ``documents`` (read from ``folder_uri``) with ``collection``.
 
     A document of the collection is the folder's when its uri lies under ``folder_uri``; only
-    those are deleted when their id is not among ``documents``.
+    those are deleted when their id is not among ``documents`` and their file is not either.
+    A file the collection holds under another id (read before from a folder above or below this
+    one, so its id was relative to that) is refused unless ``replace``, and its document kept;
+    with ``replace`` it is written under its new id and the old one deleted. A document is
+    hashed as the ingest would write it (``Ingestor.as_written``), so one whose language is
+    detected is unchanged when its file is.
 
     Raises:
         InvalidInput: ``collection`` is not a collection name.
@@ -74,21 +80,27 @@ def plan_sync(
     }
     plan = SyncPlan(collection=collection, folder_uri=folder_uri)
     prefix = folder_uri.rstrip("/") + "/"
+    present = {document.id for document in documents}
+    stored_as = {uri: id_ for id_, (_, uri) in stored.items() if uri and id_ not in present}
+    files = {document.uri for document in documents}
     for document in documents:
         if document.id not in stored:
-            plan.add.append(document.id)
+            elsewhere = stored_as.get(document.uri)
+            if elsewhere is None or replace:
+                plan.add.append(document.id)
+            else:
+                plan.conflicts.append(Refusal(document.id, document.uri, document.uri, elsewhere))
             continue
         digest, uri = stored[document.id]
-        if digest == ingestor.content_hash(document):
+        if digest == ingestor.content_hash(ingestor.as_written(document)):
             plan.unchanged.append(document.id)
         elif uri == document.uri or replace:
             plan.update.append(document.id)
         else:
             plan.conflicts.append(Refusal(document.id, document.uri, uri))
-    present = {document.id for document in documents}
     for id_, (_, uri) in sorted(stored.items()):
-        if id_ in present:
-            continue
+        if id_ in present or (uri in files and not replace):
+            continue  # there, or its file is, under another id (a conflict above)
         (plan.delete if uri == folder_uri or uri.startswith(prefix) else plan.kept).append(id_)
     return plan
 
@@ -103,7 +115,13 @@ def run_sync(
 ) -> SyncReport:
     """Carry out ``plan_sync``'s ``plan`` for the folder's ``documents``: ingest them
     (unchanged ones are skipped and conflicts refused as at any ingest, unless ``replace``),
-    then delete the documents whose files are gone."""
-    stats = ingestor.ingest(documents, on_progress, collection=plan.collection, replace=replace)
+    then delete the documents whose files are gone. The files the collection holds under
+    another id are not written (``plan.conflicts``; ``replace`` did not plan any) and are listed
+    in the stats' ``refused``."""
+    stored_elsewhere = [refusal for refusal in plan.conflicts if refusal.stored_id]
+    skipped = {refusal.id for refusal in stored_elsewhere}
+    written = [document for document in documents if document.id not in skipped]
+    stats = ingestor.ingest(written, on_progress, collection=plan.collection, replace=replace)
+    stats.refused += stored_elsewhere
     deleted = ingestor.delete(plan.delete, collection=plan.collection) if plan.delete else 0
     return SyncReport(plan, stats, deleted)

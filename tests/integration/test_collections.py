@@ -186,6 +186,48 @@ def test_sync_adds_updates_and_deletes_exactly_the_vanished_files(
     ).records
 
 
+def test_a_sync_of_a_folder_above_deletes_no_document_whose_file_is_there(
+    library: Library, clean_graph: Graph, tmp_path: Path
+) -> None:
+    notes = write(tmp_path / "notes", {"alpha/README.md": README_1, "beta/README.md": README_2})
+    assert library.ingest(notes / "alpha", collection="notes").written == 1  # as README.md
+
+    plan = library.sync(notes, collection="notes", dry_run=True)
+    assert isinstance(plan, SyncPlan)
+    assert (plan.add, plan.delete) == (["beta/README.md"], [])
+    assert [(r.id, r.stored_id) for r in plan.conflicts] == [("alpha/README.md", "README.md")]
+    assert "as 'README.md'" in plan.conflicts[0].message("notes")
+
+    done = library.sync(notes, collection="notes")
+    assert isinstance(done, SyncReport) and done.deleted == 0
+    assert [r.id for r in done.stats.refused] == ["alpha/README.md"]
+    assert set(documents(clean_graph, "notes")) == {"notes/README.md", "notes/beta/README.md"}
+
+    moved = library.sync(notes, collection="notes", replace=True)  # asked: under its new id
+    assert isinstance(moved, SyncReport) and moved.deleted == 1
+    assert set(documents(clean_graph, "notes")) == {
+        "notes/alpha/README.md", "notes/beta/README.md",
+    }  # fmt: skip
+
+
+def test_a_sync_finds_unchanged_the_files_in_portuguese_and_italian_that_are(
+    library: Library, tmp_path: Path
+) -> None:
+    archive = write(tmp_path / "arquivo", {
+        "carta.md": "# Carta\n\nSolicitamos a V. Exa. que a doação da coleção ao novo museu seja "
+                    "aprovada pela direção da fundação antes do fim do ano.\n",
+        "lettera.md": "# Lettera\n\nVi preghiamo di approvare la donazione della collezione al "
+                      "nuovo museo prima della fine dell'anno, come deciso dalla direzione.\n",
+        "note.md": "# Note\n\nThe pump feeds the valve.\n",
+    })  # fmt: skip
+    first = library.sync(archive, collection="arquivo")
+    assert isinstance(first, SyncReport) and first.stats.written == 3
+    plan = library.sync(archive, collection="arquivo", dry_run=True)
+    assert isinstance(plan, SyncPlan)
+    assert (plan.add, plan.update, plan.delete) == ([], [], [])
+    assert plan.unchanged == ["carta.md", "lettera.md", "note.md"]
+
+
 # --- the collections, over REST ------------------------------------------------------------------
 def test_collections_are_listed_with_counts_and_deleted_whole(
     client: TestClient, clean_graph: Graph
