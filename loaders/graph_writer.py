@@ -183,7 +183,11 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
     keys = [scoped(collection, id_) for id_ in ids]
 
     def work(tx: neo4j.ManagedTransaction) -> int:
-        lock_collection(tx, collection)
+        # The lock of an existing collection only: deleting from one that is not there must
+        # not create it (DELETE /documents/x?collection=typo listed 'typo' afterwards).
+        lock = single_in(tx, Query.FD_LOCK_COLLECTION, {"collection": collection})
+        if lock is None or not lock["found"]:
+            return 0
         run_in(tx, Query.DETACH_INCOMING_LINKS, {"ids": keys})
         _count_in_fd_bins(tx, collection, keys, -1)
         old = single_in(tx, Query.DELETE_DOCUMENT_CONTENT, {"ids": keys})

@@ -65,6 +65,14 @@ def test_add_read_list_delete(client: TestClient) -> None:
     assert client.delete("/documents/notes/sensor.md").status_code == 404
 
 
+def test_deleting_from_a_collection_that_is_not_there_creates_none(client: TestClient) -> None:
+    listed = client.get("/collections").json()
+    answer = client.delete("/documents/sensor.md", params={"collection": "typo"})
+    assert answer.status_code == 404, answer.text
+    assert client.get("/collections").json() == listed
+    assert client.get("/collections/typo").status_code == 404
+
+
 def test_file_upload(client: TestClient) -> None:
     page = (
         b"<html><title>Gateway</title><h1 id=setup>Setup</h1>"
