@@ -358,7 +358,9 @@ def _read_folder(
             # A scan where Tesseract is missing is passed over like a bad file: the folder's
             # other formats are still read.
             except (InvalidInput, OcrUnavailable, OSError) as error:
-                on_skip(Skipped(relative, str(error)))
+                # A reader's message starts with the file it read, which the skip names already.
+                reason = str(error).removeprefix(f"{relative}: ").removeprefix(f"{name}: ")
+                on_skip(Skipped(relative, reason))
 
 
 def _read_file(

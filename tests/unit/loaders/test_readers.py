@@ -349,6 +349,8 @@ def test_read_folder_ids_folders_and_skips(tree: Path) -> None:
     assert sorted(reasons) == ["guides/empty.md", "logo.png", "logo.svg"]
     assert "no text" in reasons["guides/empty.md"] and "supported" in reasons["logo.svg"]
     assert "not a readable PNG, JPEG or TIFF image" in reasons["logo.png"]
+    # Each reason is said once, after the path the skip names: not the file's name again.
+    assert not any(reason.startswith(path.rsplit("/")[-1]) for path, reason in reasons.items())
 
 
 def test_read_folder_with_forced_format_and_source_type(tree: Path) -> None:
