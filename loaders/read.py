@@ -408,15 +408,43 @@ def _modified(path: Path) -> datetime:
     return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
 
 
+# Byte-order marks of the Unicode encodings a text file may come in besides UTF-8 (Windows
+# editors save "Unicode" text as UTF-16 with one), longest first: UTF-32's LE mark begins
+# with UTF-16's.
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+)
+
+
 def _decode(data: bytes, doc_id: str, base_offset: int = 0) -> str:
-    if data.startswith(codecs.BOM_UTF8):
-        data, base_offset = data[len(codecs.BOM_UTF8) :], base_offset + len(codecs.BOM_UTF8)
+    """UTF-8 text, or UTF-16 or UTF-32 text that starts with its byte-order mark.
+
+    Raises:
+        InvalidInput: the bytes are none of those, or hold a NUL character: no text does, and
+            UTF-16 without its mark decodes as UTF-8 with a NUL in every other byte.
+    """
+    encoding = "utf-8"
+    for mark, marked in _BOMS:
+        if data.startswith(mark):
+            data, base_offset, encoding = data[len(mark) :], base_offset + len(mark), marked
+            break
     try:
-        return data.decode("utf-8")
+        text = data.decode(encoding)
     except UnicodeDecodeError as error:
+        name = encoding.upper().removesuffix("-LE").removesuffix("-BE")
         raise InvalidInput(
-            f"{doc_id}: not valid UTF-8 (first bad byte at offset {base_offset + error.start})."
+            f"{doc_id}: not valid {name} (first bad byte at offset {base_offset + error.start})."
         ) from error
+    if "\x00" in text:
+        raise InvalidInput(
+            f"{doc_id}: holds a NUL character, so it is not text (UTF-16 without its "
+            "byte-order mark?); save it as UTF-8."
+        )
+    return text
 
 
 # --- JSONL records ------------------------------------------------------------------------------

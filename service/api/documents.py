@@ -223,7 +223,8 @@ async def add_document(
     201 when it is new to the collection, 200 when it replaced an earlier version or the graph
     already holds exactly this content. A document whose id the collection holds from another
     origin (`uri`) is refused with 409 unless `replace` is true. A document whose text is not
-    UTF-8 or renders to nothing (Markdown or HTML without text) is refused with 400, as is a
+    UTF-8 (a file may also be UTF-16 or UTF-32 with its byte-order mark), holds a NUL character
+    or renders to nothing (Markdown or HTML without text) is refused with 400, as is a
     JSON body that is not valid JSON; a body that is neither JSON nor multipart with 415. A
     PDF, Word or image file larger than max_file_bytes is refused with 413; one with more pages
     than max_pages, or corrupt, or encrypted, with 422; a scan when Tesseract is not installed

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import json
 import os
 from datetime import UTC, datetime
@@ -209,6 +210,25 @@ def test_invalid_utf8_names_document_and_offset() -> None:
 def test_invalid_utf8_offset_counts_the_bom() -> None:
     with pytest.raises(InvalidInput, match="offset 4"):
         read_bytes(b"\xef\xbb\xbfa\xc3", doc_id="d", fmt="text", max_bytes=LIMIT)
+
+
+@pytest.mark.parametrize("encoding", ["utf-16", "utf-16-be", "utf-32"])
+def test_unicode_text_with_its_byte_order_mark_is_read(encoding: str) -> None:
+    text = "# Doação\n\nA coleção foi doada ao museu."
+    data = text.encode(encoding)
+    if not encoding.endswith(("16", "32")):  # Python writes the mark only for the bare names
+        data = codecs.BOM_UTF16_BE + data
+    doc = read_bytes(data, doc_id="carta.md", fmt="markdown", max_bytes=LIMIT)
+    as_utf8 = read_bytes(text.encode(), doc_id="carta.md", fmt="markdown", max_bytes=LIMIT)
+    assert (doc.title, doc.text) == (as_utf8.title, as_utf8.text) == ("Doação", doc.text)
+    assert "coleção foi doada" in doc.text
+
+
+def test_text_with_a_nul_character_is_refused_as_not_text() -> None:
+    unmarked = "Hello world".encode("utf-16-le")  # UTF-16 without its mark: valid UTF-8
+    for data in (unmarked, b"hello\x00world"):
+        with pytest.raises(InvalidInput, match=r"d\.txt: holds a NUL character"):
+            read_bytes(data, doc_id="d.txt", fmt="text", max_bytes=LIMIT)
 
 
 @pytest.mark.parametrize(
