@@ -422,7 +422,11 @@ class Ingestor:
         collection = stats.collection
         # The last of several documents with one id wins, as it would across batches.
         by_id = {document.id: self.as_written(document, language) for document in batch}
-        warnings = []
+        warnings = [
+            f"{document.id}: {problem}; read as {by_id[document.id].language}"
+            for document in batch
+            if (problem := unused_language(document))
+        ]
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
         known = existing_documents(self.graph, collection, list(by_id))
@@ -627,6 +631,21 @@ class Ingestor:
         if not texts:
             return _no_vectors(self)
         return self.embedder.embed(texts)
+
+
+def unused_language(document: SourceDocument) -> str | None:
+    """Why the language ``document`` declares (``language``, or front matter ``language:``) is
+    not the one it is read in, when it declares only languages anchorgraph does not analyse."""
+    problems = []
+    for own in (document.language, document.metadata.get("language", "")):
+        if not own.strip():
+            continue
+        try:
+            language_of(own)
+            return None
+        except ValueError as error:
+            problems.append(str(error))
+    return problems[0] if problems else None
 
 
 def document_language(document: SourceDocument, declared: Language | None = None) -> SourceDocument:

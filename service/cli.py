@@ -35,9 +35,12 @@ from anchorgraph.cli_search import read_flags, request
 from anchorgraph.cli_tune import tune
 
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
+    from collections.abc import Iterable
+
     from anchorgraph.graph.local_server import LocalNeo4j
     from anchorgraph.loaders.fd_stats import FdBinRow
     from anchorgraph.loaders.ingest import IngestStats
+    from anchorgraph.loaders.read import Skipped
     from anchorgraph.retrieval.types import FdScore, SearchOptions, SearchResult
     from anchorgraph.settings import Settings
     from anchorgraph.text.language import Language
@@ -400,8 +403,7 @@ def ingest(
     with clear_errors():
         declared = _language(language)
         documents, skipped = read_all(settings, path, fmt=fmt, source_type=source_type)
-        for item in skipped:
-            err.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
+        _print_skipped(skipped)
         if not documents:
             err.print("[bold red]error:[/] no documents to ingest")
             raise typer.Exit(1)
@@ -428,9 +430,27 @@ def ingest(
     _print_ingest(stats, threads)
 
 
+def _print_skipped(skipped: Iterable[Skipped]) -> None:
+    """The files no reader took, each with why (a name's "[draft]" is not markup)."""
+    from rich.markup import escape
+
+    for item in skipped:
+        err.print(f"[yellow]skipped[/] {escape(item.path)}: {escape(item.reason)}")
+
+
+def _print_warnings(stats: IngestStats) -> None:
+    """What the ingest wrote but would have the user know (a language it could not use, ...)."""
+    from rich.markup import escape
+
+    for warning in stats.warnings:
+        err.print(f"[yellow]warning[/] {escape(warning)}")
+
+
 def _print_ingest(stats: IngestStats, threads: int) -> None:
     """The summary of an ingest; exit 1 when documents were refused."""
     from anchorgraph.ingestion import ingest_summary
+
+    _print_warnings(stats)
 
     console.print(
         f"{ingest_summary(stats)}\n"
@@ -469,8 +489,7 @@ def sync(
     settings = load_settings()
     with clear_errors():
         documents, skipped = read_all(settings, path)
-        for item in skipped:
-            err.print(f"[yellow]skipped[/] {item.path}: {item.reason}")
+        _print_skipped(skipped)
         folder_uri = path.resolve().as_uri()
         with open_runtime(settings, schema="apply") as runtime:
             plan = plan_sync(
@@ -484,8 +503,10 @@ def sync(
         verb = "replace" if replace else "refuse"
         console.print(f"  {verb:<7} {refusal.message(collection)}", soft_wrap=True, markup=False)
     console.print(("Would: " if dry_run else "Sync: ") + plan.summary(replace=replace) + ".")
-    if done is not None and done.stats.refused:
-        raise typer.Exit(1)
+    if done is not None:
+        _print_warnings(done.stats)
+        if done.stats.refused:
+            raise typer.Exit(1)
 
 
 @collections_app.command("list")

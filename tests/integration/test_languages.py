@@ -171,3 +171,16 @@ def test_entities_are_found_with_or_without_their_accents(library: Library) -> N
         == {"josé saramago"}
     )
     assert exact("cartas de João Cabral") == exact("cartas de Joao Cabral") == {"joao cabral"}
+
+
+def test_a_language_the_front_matter_declares_but_anchorgraph_cannot_read_is_said(
+    library: Library,
+) -> None:
+    declared = "---\nlanguage: xx\n---\n" + CARTA
+    stats = library.add_text("declared.md", declared, collection="declared")
+    (warning,) = stats.warnings
+    assert warning.startswith("declared.md: 'xx' is not a language anchorgraph analyses")
+    assert warning.endswith("; read as pt")  # detected, as if it declared none
+    understood = library.add_text("understood.md", "---\nlanguage: it\n---\n" + CARTA,
+                                  collection="declared")  # fmt: skip
+    assert understood.written == 1 and not understood.warnings

@@ -27,3 +27,16 @@ def test_our_errors_end_the_command_with_their_message(capsys: pytest.CaptureFix
         raise InvalidInput(LONG)
     assert exited.value.exit_code == 1
     assert capsys.readouterr().err == f"error: {LONG}\n"
+
+
+def test_skipped_files_and_warnings_are_printed_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from anchorgraph.cli import _print_ingest, _print_skipped
+    from anchorgraph.loaders.ingest import IngestStats
+    from anchorgraph.loaders.read import Skipped
+
+    _print_skipped([Skipped("notes [draft].md", LONG)])
+    assert capsys.readouterr().err == f"skipped notes [draft].md: {LONG}\n"
+    _print_ingest(IngestStats(written=1, warnings=[f"a.md: [xx] {LONG}"]), threads=1)
+    assert capsys.readouterr().err == f"warning a.md: [xx] {LONG}\n"
