@@ -37,7 +37,7 @@ from anchorgraph.cli_tune import tune
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
     from collections.abc import Iterable
 
-    from anchorgraph.graph.local_server import LocalNeo4j
+    from anchorgraph.graph.local_server import LocalNeo4j, ServerStatus
     from anchorgraph.loaders.fd_stats import FdBinRow
     from anchorgraph.loaders.ingest import IngestStats
     from anchorgraph.loaders.read import Skipped
@@ -104,8 +104,9 @@ def neo4j_start() -> None:
     """Start the local Neo4j on loopback and wait until Bolt answers."""
     settings = load_settings()
     server = _local(settings)
-    if (pid := server.status().pid) is not None:
-        console.print(f"Neo4j is already running (pid {pid}) at {server.bolt_uri}.")
+    if (running := server.status()).pid is not None:
+        console.print(f"Neo4j is already running (pid {running.pid}) at {running.bolt_uri}.")
+        _say_if_moved(running)
         return
     with clear_errors(), console.status("Starting Neo4j (the first start fetches its jars)"):
         status = server.start()
@@ -1003,9 +1004,21 @@ def _serve(settings: Settings, host: str | None, port: int | None, *, workers: i
         )
 
 
+def _say_if_moved(status: ServerStatus) -> None:
+    """Warn when the settings name other ports than those the running server listens on:
+    every other command would look for it there."""
+    if status.configured_bolt_uri is not None:
+        err.print(
+            f"[yellow]warning:[/] the settings (ANCHORGRAPH_NEO4J_BOLT_PORT, _HTTP_PORT) say "
+            f"{status.configured_bolt_uri}, where other commands will look for it; "
+            "`anchorgraph neo4j stop`, then `start`, moves it there."
+        )
+
+
 def _print_server(settings: Settings, server: LocalNeo4j, headline: str) -> None:
     # Where the password is, never the password: terminals are shared, recorded and scrolled
     # back. The generated one is in a 0600 file; `anchorgraph neo4j password` prints it.
+    where = server.status()
     password = (
         f"password in {server.password_file} (`anchorgraph neo4j password` prints it)"
         if settings.neo4j_password is None
@@ -1013,11 +1026,12 @@ def _print_server(settings: Settings, server: LocalNeo4j, headline: str) -> None
     )
     console.print(
         f"{headline}\n"
-        f"  Bolt:          {server.bolt_uri}\n"
-        f"  Neo4j Browser: {server.browser_url}\n"
+        f"  Bolt:          {where.bolt_uri}\n"
+        f"  Neo4j Browser: {where.browser_url}\n"
         f"  Login:         {settings.neo4j_user}, {password}",
         soft_wrap=True,
     )
+    _say_if_moved(where)
 
 
 def main() -> None:

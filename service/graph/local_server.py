@@ -154,9 +154,11 @@ def browser_settings(settings: Settings) -> dict[str, str]:
 class ServerStatus:
     running: bool
     pid: int | None
-    bolt_uri: str
+    bolt_uri: str  # where it listens: while it runs, the ports it was started with
     browser_url: str
     home: Path
+    # The settings' ports, when they are not the ones it runs with (changed since its start).
+    configured_bolt_uri: str | None = None
 
 
 class LocalNeo4j:
@@ -248,8 +250,38 @@ class LocalNeo4j:
 
     # --- start / stop / status ----------------------------------------------------------------
     def status(self) -> ServerStatus:
+        """Whether it runs, and where: a running server's ports are those of the
+        ``neo4j.conf`` it was started with, whatever the settings say now."""
         pid = self._running_pid()
-        return ServerStatus(pid is not None, pid, self.bolt_uri, self.browser_url, self.home)
+        started = self._started_ports() if pid is not None else None
+        if started is None or started == (
+            self.settings.neo4j_bolt_port,
+            self.settings.neo4j_http_port,
+        ):
+            return ServerStatus(pid is not None, pid, self.bolt_uri, self.browser_url, self.home)
+        bolt, http = started
+        return ServerStatus(
+            True,
+            pid,
+            f"bolt://127.0.0.1:{bolt}",
+            f"http://127.0.0.1:{http}/browser/",
+            self.home,
+            configured_bolt_uri=self.bolt_uri,
+        )
+
+    def _started_ports(self) -> tuple[int, int] | None:
+        """The Bolt and HTTP ports of the ``neo4j.conf`` the server was started with."""
+        conf = self.conf_dir / "neo4j.conf"
+        if not conf.exists():
+            return None
+        lines = dict(line.split("=", 1) for line in conf.read_text().splitlines() if "=" in line)
+        try:
+            return tuple(  # type: ignore[return-value]
+                int(lines[f"server.{kind}.listen_address"].rsplit(":", 1)[1])
+                for kind in ("bolt", "http")
+            )
+        except (KeyError, ValueError, IndexError):
+            return None
 
     def password(self) -> str:
         """The password clients use: from settings, else the stored one, else a new one (0600)."""

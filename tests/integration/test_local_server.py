@@ -31,6 +31,19 @@ def test_second_start_says_it_already_runs(settings: Settings) -> None:
         LocalNeo4j(settings).start()
 
 
+def test_status_says_where_the_server_runs_when_the_settings_moved_its_ports(
+    settings: Settings,
+) -> None:
+    if not settings.uses_local_server:
+        pytest.skip("an external server was given")
+    running = LocalNeo4j(settings).status()
+    assert running.running and running.configured_bolt_uri is None
+    moved = settings.model_copy(update={"neo4j_bolt_port": free_port()})
+    status = LocalNeo4j(moved).status()
+    assert (status.pid, status.bolt_uri) == (running.pid, running.bolt_uri)
+    assert status.configured_bolt_uri == LocalNeo4j(moved).bolt_uri != running.bolt_uri
+
+
 def test_start_and_stop_leave_no_jvm(tmp_path: Path) -> None:
     server = LocalNeo4j(
         Settings(
