@@ -34,7 +34,9 @@ class SyncPlan:
     kept: list[str] = field(default_factory=list)  # from elsewhere, not in the folder: left
 
     def summary(self, *, replace: bool = False) -> str:
-        conflicts = "replaced" if replace else "refused (another origin; --replace replaces)"
+        conflicts = (
+            "replaced" if replace else "refused (another origin, or another id; --replace replaces)"
+        )
         return (
             f"{len(self.add)} to add, {len(self.update)} to update, {len(self.delete)} to "
             f"delete, {len(self.unchanged)} unchanged, {len(self.conflicts)} {conflicts}, "
