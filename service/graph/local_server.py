@@ -276,12 +276,13 @@ class LocalNeo4j:
             return None
         lines = dict(line.split("=", 1) for line in conf.read_text().splitlines() if "=" in line)
         try:
-            return tuple(  # type: ignore[return-value]
+            bolt, http = (
                 int(lines[f"server.{kind}.listen_address"].rsplit(":", 1)[1])
                 for kind in ("bolt", "http")
             )
         except (KeyError, ValueError, IndexError):
             return None
+        return bolt, http
 
     def password(self) -> str:
         """The password clients use: from settings, else the stored one, else a new one (0600)."""
