@@ -37,9 +37,8 @@ def list_collections(graph: Graph) -> list[CollectionInfo]:
     return graph.models(Query.LIST_COLLECTIONS, CollectionInfo)
 
 
-def delete_collection(graph: Graph, name: str) -> CollectionInfo:
-    """Delete the collection ``name`` and everything in it (in batches: a deletion cut short is
-    finished by calling this again); returns what it held.
+def collection_info(graph: Graph, name: str) -> CollectionInfo:
+    """The collection ``name``, with its counts.
 
     Raises:
         InvalidInput: ``name`` is not a collection name.
@@ -49,6 +48,18 @@ def delete_collection(graph: Graph, name: str) -> CollectionInfo:
     held = next((info for info in list_collections(graph) if info.name == name), None)
     if held is None:
         raise NotFound(f"No collection named {name!r}.")
+    return held
+
+
+def delete_collection(graph: Graph, name: str) -> CollectionInfo:
+    """Delete the collection ``name`` and everything in it (in batches: a deletion cut short is
+    finished by calling this again); returns what it held.
+
+    Raises:
+        InvalidInput: ``name`` is not a collection name.
+        NotFound: there is no such collection.
+    """
+    held = collection_info(graph, name)
     for statement in statements(Query.DELETE_COLLECTION):
-        graph.run(statement, {"collection": name})
+        graph.run(statement, {"collection": held.name})
     return held

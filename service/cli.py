@@ -536,14 +536,11 @@ def collections_delete(
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete a collection and every document, chunk and entity in it."""
-    from anchorgraph.loaders.collections import delete_collection, list_collections
+    from anchorgraph.loaders.collections import collection_info, delete_collection
     from anchorgraph.runtime import open_graph
 
     with clear_errors(), open_graph() as graph:
-        held = next((info for info in list_collections(graph) if info.name == name), None)
-        if held is None:
-            err.print(f"[bold red]error:[/] No collection named {name!r}.")
-            raise typer.Exit(1)
+        held = collection_info(graph, name)
         if not yes:
             typer.confirm(
                 f"Delete collection {name!r} with its {held.documents} documents?", abort=True

@@ -44,9 +44,11 @@ def export(
     """Write a collection's document link graph as GraphML: a node per document (title), an
     edge per linked pair of documents (weight = links)."""
     from anchorgraph.link_graph import export_graphml, read_link_graph
+    from anchorgraph.loaders.collections import collection_info
     from anchorgraph.runtime import open_graph
 
     with clear_errors(), open_graph(load_settings()) as graph:
+        collection_info(graph, collection)  # a name that is no collection: an error, no file
         digraph = read_link_graph(graph, collection)
     out.parent.mkdir(parents=True, exist_ok=True)
     export_graphml(digraph, out)

@@ -309,6 +309,8 @@ def test_sync_through_the_command_line(
     assert "wiki" in listed.output
     gone = runner.invoke(app, ["collections", "delete", "wiki", "--yes"])
     assert gone.exit_code == 0 and documents(clean_graph, "wiki") == {}
+    again = runner.invoke(app, ["collections", "delete", "wiki", "--yes"])
+    assert again.exit_code == 1 and "No collection named 'wiki'" in again.output
     bad = runner.invoke(app, ["sync", str(wiki), "-c", "Not A Name"])
     # Typer draws usage errors in a box at its own width: read the words, not the lines.
     said = " ".join(re.sub(r"[│╭╮╰╯─]", " ", bad.output).split())

@@ -126,6 +126,10 @@ def test_cli_export_and_pagerank(
     assert set(exported.nodes) == set(CORPUS)
     assert {(u, v): w for u, v, w in exported.edges(data="weight")} == EDGES
     assert exported.nodes["c.md"]["title"] == "Gamma"
+    nowhere = tmp_path / "nowhere.graphml"
+    missing = runner.invoke(app, ["graph", "export", str(nowhere), "-c", "nowhere"])
+    assert missing.exit_code == 1 and "No collection named 'nowhere'" in missing.output
+    assert not nowhere.exists()
 
     dry = runner.invoke(app, ["graph", "pagerank", "--no-write"], terminal_width=200)
     assert dry.exit_code == 0, dry.output
