@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from urllib.parse import unquote, urlsplit
 
 from anchorgraph.graph.gateway import GraphReader
 from anchorgraph.graph.queries import Query
@@ -83,12 +84,15 @@ def plan_sync(
     plan = SyncPlan(collection=collection, folder_uri=folder_uri)
     prefix = folder_uri.rstrip("/") + "/"
     present = {document.id for document in documents}
-    stored_as = {uri: id_ for id_, (_, uri) in stored.items() if uri and id_ not in present}
-    files = {document.uri for document in documents}
+    stored_as = {
+        uri: id_
+        for id_, (_, uri) in stored.items()
+        if id_ not in present and _named_by_its_path(id_, uri)
+    }
     for document in documents:
         if document.id not in stored:
             elsewhere = stored_as.get(document.uri)
-            if elsewhere is None or replace:
+            if elsewhere is None or replace or not _named_by_its_path(document.id, document.uri):
                 plan.add.append(document.id)
             else:
                 plan.conflicts.append(Refusal(document.id, document.uri, document.uri, elsewhere))
@@ -100,11 +104,19 @@ def plan_sync(
             plan.update.append(document.id)
         else:
             plan.conflicts.append(Refusal(document.id, document.uri, uri))
+    kept_as_stored = {refusal.stored_id for refusal in plan.conflicts}
     for id_, (_, uri) in sorted(stored.items()):
-        if id_ in present or (uri in files and not replace):
+        if id_ in present or id_ in kept_as_stored:
             continue  # there, or its file is, under another id (a conflict above)
         (plan.delete if uri == folder_uri or uri.startswith(prefix) else plan.kept).append(id_)
     return plan
+
+
+def _named_by_its_path(id_: str, uri: str) -> bool:
+    """Whether ``id_`` is the path of the file at ``uri`` below some folder: a file that is one
+    document, read as ingest reads a folder. A record of a JSON Lines file, which shares the
+    file's uri with the others, is not: its uri cannot tell it moved."""
+    return unquote(urlsplit(uri).path).endswith("/" + id_)
 
 
 def run_sync(

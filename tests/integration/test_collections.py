@@ -210,6 +210,22 @@ def test_a_sync_of_a_folder_above_deletes_no_document_whose_file_is_there(
     }  # fmt: skip
 
 
+def test_a_sync_deletes_and_adds_the_records_of_a_json_lines_file(
+    library: Library, clean_graph: Graph, tmp_path: Path
+) -> None:
+    """Its records share the file's uri: one gone and one new are not the same file moved."""
+    records = tmp_path / "feed" / "records.jsonl"
+    write(tmp_path / "feed", {"records.jsonl": '{"id": "a", "text": "Pump P-1."}\n'
+                                               '{"id": "b", "text": "Valve V-2."}\n'})  # fmt: skip
+    assert isinstance(library.sync(records.parent, collection="feed"), SyncReport)
+    records.write_text('{"id": "a", "text": "Pump P-1."}\n{"id": "c", "text": "Fan F-3."}\n')
+    plan = library.sync(records.parent, collection="feed", dry_run=True)
+    assert isinstance(plan, SyncPlan)
+    assert (plan.add, plan.delete, plan.conflicts) == (["c"], ["b"], [])
+    library.sync(records.parent, collection="feed")
+    assert set(documents(clean_graph, "feed")) == {"feed/a", "feed/c"}
+
+
 def test_a_sync_finds_unchanged_the_files_in_portuguese_and_italian_that_are(
     library: Library, tmp_path: Path
 ) -> None:
