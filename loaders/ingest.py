@@ -425,7 +425,7 @@ class Ingestor:
         warnings = [
             f"{document.id}: {problem}; read as {by_id[document.id].language}"
             for document in batch
-            if (problem := unused_language(document))
+            if (problem := own_language(document)[1])
         ]
         if len(by_id) < len(batch):
             warnings.append(f"{len(batch) - len(by_id)} duplicate id(s) in one batch")
@@ -633,31 +633,26 @@ class Ingestor:
         return self.embedder.embed(texts)
 
 
-def unused_language(document: SourceDocument) -> str | None:
-    """Why the language ``document`` declares (``language``, or front matter ``language:``) is
-    not the one it is read in, when it declares only languages anchorgraph does not analyse."""
-    problems = []
+def own_language(document: SourceDocument) -> tuple[Language | None, str | None]:
+    """The language ``document`` declares (``language``, or front matter ``language:`` in its
+    metadata) among those anchorgraph analyses; when it declares only others, None and why the
+    first of them is not used."""
+    unused = None
     for own in (document.language, document.metadata.get("language", "")):
         if not own.strip():
             continue
         try:
-            language_of(own)
-            return None
+            return language_of(own), None
         except ValueError as error:
-            problems.append(str(error))
-    return problems[0] if problems else None
+            unused = unused or str(error)
+    return None, unused
 
 
 def document_language(document: SourceDocument, declared: Language | None = None) -> SourceDocument:
-    """``document`` with its language resolved: its own (``language``, or front matter
-    ``language:`` in its metadata; a code anchorgraph does not analyse counts as none), else
-    ``declared`` (for the whole write), else detected from its text."""
-    for own in (document.language, document.metadata.get("language", "")):
-        try:
-            return replace(document, language=language_of(own).value)
-        except ValueError:  # none, or one it does not analyse
-            continue
-    found = declared or detect_language(document.text)
+    """``document`` with its language resolved: its own (``own_language``; a code anchorgraph
+    does not analyse counts as none), else ``declared`` (for the whole write), else detected
+    from its text."""
+    found = own_language(document)[0] or declared or detect_language(document.text)
     return replace(document, language=found.value)
 
 

@@ -1004,10 +1004,11 @@ def _serve(settings: Settings, host: str | None, port: int | None, *, workers: i
 def _say_if_moved(status: ServerStatus) -> None:
     """Warn when the settings name other ports than those the running server listens on:
     every other command would look for it there."""
-    if status.configured_bolt_uri is not None:
+    if status.configured is not None:
+        bolt, browser = status.configured
         err.print(
             f"[yellow]warning:[/] the settings (ANCHORGRAPH_NEO4J_BOLT_PORT, _HTTP_PORT) say "
-            f"{status.configured_bolt_uri}, where other commands will look for it; "
+            f"{bolt} and {browser}, where other commands will look for it; "
             "`anchorgraph neo4j stop`, then `start`, moves it there."
         )
 

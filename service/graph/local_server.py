@@ -157,8 +157,17 @@ class ServerStatus:
     bolt_uri: str  # where it listens: while it runs, the ports it was started with
     browser_url: str
     home: Path
-    # The settings' ports, when they are not the ones it runs with (changed since its start).
-    configured_bolt_uri: str | None = None
+    # The settings' Bolt and Browser addresses, when they are not the ones it runs with (a
+    # port changed since its start): where every other command looks for it.
+    configured: tuple[str, str] | None = None
+
+
+def _bolt_uri(port: int) -> str:
+    return f"bolt://127.0.0.1:{port}"
+
+
+def _browser_url(port: int) -> str:
+    return f"http://127.0.0.1:{port}/browser/"
 
 
 class LocalNeo4j:
@@ -191,11 +200,11 @@ class LocalNeo4j:
 
     @property
     def bolt_uri(self) -> str:
-        return f"bolt://127.0.0.1:{self.settings.neo4j_bolt_port}"
+        return _bolt_uri(self.settings.neo4j_bolt_port)
 
     @property
     def browser_url(self) -> str:
-        return f"http://127.0.0.1:{self.settings.neo4j_http_port}/browser/"
+        return _browser_url(self.settings.neo4j_http_port)
 
     def vector_index_segments(self, graph: Graph) -> dict[str, int]:
         """The Lucene segments on disk of each vector index of this server, by index name (one
@@ -263,10 +272,10 @@ class LocalNeo4j:
         return ServerStatus(
             True,
             pid,
-            f"bolt://127.0.0.1:{bolt}",
-            f"http://127.0.0.1:{http}/browser/",
+            _bolt_uri(bolt),
+            _browser_url(http),
             self.home,
-            configured_bolt_uri=self.bolt_uri,
+            configured=(self.bolt_uri, self.browser_url),
         )
 
     def _started_ports(self) -> tuple[int, int] | None:

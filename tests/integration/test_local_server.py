@@ -37,11 +37,12 @@ def test_status_says_where_the_server_runs_when_the_settings_moved_its_ports(
     if not settings.uses_local_server:
         pytest.skip("an external server was given")
     running = LocalNeo4j(settings).status()
-    assert running.running and running.configured_bolt_uri is None
+    assert running.running and running.configured is None
     moved = settings.model_copy(update={"neo4j_bolt_port": free_port()})
     status = LocalNeo4j(moved).status()
     assert (status.pid, status.bolt_uri) == (running.pid, running.bolt_uri)
-    assert status.configured_bolt_uri == LocalNeo4j(moved).bolt_uri != running.bolt_uri
+    assert status.configured is not None
+    assert status.configured[0] == LocalNeo4j(moved).bolt_uri != running.bolt_uri
 
 
 def test_start_and_stop_leave_no_jvm(tmp_path: Path) -> None:
