@@ -29,7 +29,6 @@ from ir_measures import nDCG
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.graph.schema import apply_schema
 from anchorgraph.loaders.entities import EntityExtractor
 from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.model import SourceDocument
@@ -91,24 +90,10 @@ def context(
     graph: Graph, embedder: Embedder, documents: list[SourceDocument]
 ) -> Iterator[SearchContext]:
     graph.driver.execute_query(cypher(Query.DELETE_ALL))
-    fresh_vector_indexes(graph, embedder.dimension)
     Ingestor(graph, embedder, EntityExtractor(None)).ingest(documents)
     context = SearchContext(graph, embedder)
     yield context
     context.close()
-
-
-def fresh_vector_indexes(graph: Graph, dimensions: int) -> None:
-    """Drop every vector index and create them again, empty. The server is the session's: the
-    vectors earlier tests wrote (the fake embedder's, deleted since) stay in an HNSW graph as
-    deleted nodes until Lucene merges them away, and a search still walks through them, so
-    what the index returns for the slice would depend on which tests ran before on this worker
-    (a CI run measured cosine 0.8952 where every fresh server gives the exact figure, 0.8887).
-    The pins were measured on fresh servers, which this restores."""
-    shown = graph.driver.execute_query("SHOW VECTOR INDEXES YIELD name").records
-    for record in shown:
-        graph.run(f"DROP INDEX `{record['name']}`")  # a name the server gave, not user text
-    apply_schema(graph, dimensions)
 
 
 def options_of(condition: dict[str, Any], documents: list[SourceDocument]) -> dict[str, Any]:
