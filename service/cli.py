@@ -497,17 +497,29 @@ def sync(
                 runtime.graph, runtime.ingestor, documents, folder_uri, collection, replace=replace
             )
             done = None if dry_run else run_sync(runtime.ingestor, documents, plan, replace=replace)
-    for label, ids in (("add", plan.add), ("update", plan.update), ("delete", plan.delete)):
+    past = done is not None  # a dry run lists what it would do; a sync, what it did
+    for verb, ids in (("add", plan.add), ("update", plan.update), ("delete", plan.delete)):
         for id_ in ids:
-            console.print(f"  {label:<7} {id_}", markup=False, highlight=False)
+            said = f"{_PAST[verb] if past else verb:<8} {id_}"
+            console.print(f"  {said}", markup=False, highlight=False)
     for refusal in plan.conflicts:
         verb = "replace" if replace else "refuse"
-        console.print(f"  {verb:<7} {refusal.message(collection)}", soft_wrap=True, markup=False)
-    console.print(("Would: " if dry_run else "Sync: ") + plan.summary(replace=replace) + ".")
+        said = f"{_PAST[verb] if past else verb:<8} {refusal.message(collection)}"
+        console.print(f"  {said}", soft_wrap=True, markup=False)
+    console.print((plan.summary(replace=replace) if done is None else done.summary()) + ".")
     if done is not None:
         _print_warnings(done.stats)
         if done.stats.refused:
             raise typer.Exit(1)
+
+
+_PAST = {
+    "add": "added",
+    "update": "updated",
+    "delete": "deleted",
+    "replace": "replaced",
+    "refuse": "refused",
+}
 
 
 @collections_app.command("list")

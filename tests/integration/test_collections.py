@@ -314,13 +314,16 @@ def test_sync_through_the_command_line(
     runner = CliRunner()
     first = runner.invoke(app, ["sync", str(wiki), "-c", "wiki"], terminal_width=200)
     assert first.exit_code == 0, first.output
-    assert "Sync: 2 to add, 0 to update, 0 to delete" in first.output
+    assert "added    a.md" in first.output
+    assert "Synced: 2 added, 0 updated, 0 deleted, 0 unchanged" in first.output
     (wiki / "b.md").unlink()
     dry = runner.invoke(app, ["sync", str(wiki), "-c", "wiki", "--dry-run"], terminal_width=200)
-    assert dry.exit_code == 0 and "delete  b.md" in dry.output and "Would: 0 to add" in dry.output
+    assert dry.exit_code == 0 and "delete   b.md" in dry.output
+    assert "Would add 0, update 0 and delete 1 documents: 1 unchanged" in dry.output
     assert set(documents(clean_graph, "wiki")) == {"wiki/a.md", "wiki/b.md"}
     done = runner.invoke(app, ["sync", str(wiki), "-c", "wiki"], terminal_width=200)
     assert done.exit_code == 0 and set(documents(clean_graph, "wiki")) == {"wiki/a.md"}
+    assert "deleted  b.md" in done.output and "0 added, 0 updated, 1 deleted" in done.output
     listed = runner.invoke(app, ["collections", "list"], terminal_width=200)
     assert "wiki" in listed.output
     gone = runner.invoke(app, ["collections", "delete", "wiki", "--yes"])
