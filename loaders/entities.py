@@ -31,6 +31,7 @@ from anchorgraph.loaders.names import (
     ENGLISH_CALENDAR_WORDS,
     OPENING_PUNCTUATION,
     NameCasing,
+    leading_non_name,
     name_spans,
 )
 from anchorgraph.loaders.names import RULES_VERSION as NAMES_RULES
@@ -57,10 +58,9 @@ NER_LABELS = frozenset(
 )
 # Bump when the identifier patterns, the rules below or the triple rules change: it is part of
 # `signature`. 2: spaCy's spans that are no names are dropped (`as_names`). 3: gazetteer names
-# match without their accents too ("Fundacao Aurora" is "Fundação Aurora").
-_RULES_VERSION = "3"
-# Lower-case words that open a span without belonging to the name ("the Tietê River").
-_LEADING_DETERMINERS = frozenset({"the", "a", "an"})
+# match without their accents too ("Fundacao Aurora" is "Fundação Aurora"). 4: greetings, forms
+# of address and leading particles are trimmed (`leading_non_name`).
+_RULES_VERSION = "4"
 _SENTENCE_ENDS = frozenset({".", "!", "?", "…"})
 _CLOSING_PUNCTUATION = frozenset({'"', "'", "”", "’", "»", ")", "]"})
 _SUBJECTS = frozenset({"nsubj", "nsubjpass"})
@@ -461,7 +461,10 @@ def as_names(span: Span, casing: Casing) -> list[Span]:
     spaCy's small English model reads a capital letter as a sign of a name, so it labels headings
     ("Installation", "Crates"), capitalised common words ("Firmware is pushed…", "the Collection
     section") and the odd date or number. Each part of a span is first trimmed of whitespace and
-    of a leading lower-case article ("the Tietê River" → "Tietê River"), then dropped when it
+    of what opens it without being part of the name
+    (:func:`anchorgraph.loaders.names.leading_non_name`: "the Tietê River" → "Tietê River",
+    "Dear Mr Okabe" → "Okabe", "de Coimbra" → "Coimbra"), then dropped when nothing is left
+    ("Dear Mr", "Prezado Senhor") or when it
 
     - is made of numbers, month and weekday names only ("9 February 1987", "× 86");
     - has lower-case letters and no capital ("city council");
@@ -497,10 +500,7 @@ def as_names(span: Span, casing: Casing) -> list[Span]:
 def _as_name(span: Span, casing: Casing) -> Span | None:
     doc = span.doc
     start, end = span.start, span.end
-    while start < end and (
-        doc[start].is_space or (doc[start].is_lower and doc[start].lower_ in _LEADING_DETERMINERS)
-    ):
-        start += 1
+    start += leading_non_name([token.text for token in span])
     while end > start and doc[end - 1].is_space:
         end -= 1
     named = doc[start:end]

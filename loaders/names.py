@@ -31,8 +31,8 @@ from anchorgraph.text.identifiers import Found
 
 NAME = "NAME"
 # Bump when the rules below change: it is part of the extractor's signature, so documents are
-# read again.
-RULES_VERSION = "1"
+# read again. 2: greetings and forms of address are no part of a name (``leading_non_name``).
+RULES_VERSION = "2"
 
 # A word: letters and digits, with inner apostrophes and hyphens ("O'Brien", "Saint-Exupéry").
 _WORD = re.compile(r"\w+(?:['’-]\w+)*", re.UNICODE)
@@ -43,6 +43,25 @@ CONNECTORS = frozenset(
     du des la le y""".split()  # noqa: SIM905 - a word list reads better as prose
 )
 _POSSESSIVE = ("'s", "’s")
+# The words that open a letter's greeting and the forms of address written before a name, in
+# English, Portuguese and Italian, compared casefolded and without a full stop ("Mr." is "mr"):
+# "Dear Mr Okabe" names Okabe, and "Prezado Senhor" or "Egregio Dottore" no one. Titles that
+# are part of a name by custom ("Sir Walter", "Dom Pedro", "Dona Maria") are not among them.
+FORMS_OF_ADDRESS = frozenset(
+    """dear prezado prezada prezados prezadas caro cara caros care querido querida estimado
+    estimada gentile gentili gentilissimo gentilissima egregio egregia egregi illustrissimo
+    illustrissima ilustríssimo ilustríssima exmo exma ilmo ilma spettabile
+    mr mrs ms mx miss madam dr prof profª professor professora senhor senhora sr sra srta
+    doutor doutora diretor diretora vossa senhoria excelência signor signora signorina sig
+    sigra dott dottore dottoressa direttore direttrice vostra signoria""".split()  # noqa: SIM905
+)
+# Lower-case words that may open a span of NER without belonging to the name: articles, and the
+# "of" of English, Portuguese and Italian ("the Tietê River", "de Coimbra", "da Milano"). The
+# particles of Dutch, German and French surnames ("van Gogh", "von Neumann") are not among them.
+LEADING_PARTICLES = frozenset(
+    "the a an of de da do das dos di del della dello delle dei degli".split()  # noqa: SIM905
+)
+
 # After these a word starts a clause (and is capitalised whatever it is).
 CLAUSE_ENDS = frozenset(".!?…:;—–")
 # Skipped when looking for what comes before a word: opening quotes and brackets, list bullets.
@@ -59,6 +78,30 @@ _CALENDAR_WORDS = ENGLISH_CALENDAR_WORDS | frozenset(
     gennaio febbraio marzo aprile maggio giugno luglio settembre ottobre novembre
     dicembre""".split()  # noqa: SIM905
 )
+
+
+def leading_non_name(words: Sequence[str]) -> int:
+    """How many of a span's first ``words`` are no part of the name it holds: whitespace and
+    punctuation, greetings and forms of address (:data:`FORMS_OF_ADDRESS`, any case, with or
+    without a full stop) and lower-case :data:`LEADING_PARTICLES`, in any order, up to the first
+    other word. All of them when the span holds no name ("Dear Mr", "Prezado Senhor").
+
+    "Dear Mr Okabe" → "Okabe"; "Gentile Signora Helena Vasconcelos" → "Helena Vasconcelos";
+    "Direttrice del Museu de Arte Contemporânea" → "Museu de Arte Contemporânea"; "de Coimbra" →
+    "Coimbra". A capitalised particle stays ("De Beers"), and so does a particle inside a name
+    ("Universidade de Coimbra", "Leonardo da Vinci"); a surname written alone with its lower-case
+    particle loses it ("de Gaulle" → "Gaulle"), the price of "de Coimbra".
+    """
+    skipped = 0
+    for word in words:
+        bare = word.strip()
+        punctuation = not any(c.isalnum() for c in bare)
+        address = bare.casefold().removesuffix(".") in FORMS_OF_ADDRESS
+        particle = bare.islower() and bare in LEADING_PARTICLES
+        if not (punctuation or address or particle):
+            break
+        skipped += 1
+    return skipped
 
 
 @cache
@@ -213,14 +256,16 @@ def _joined(text: str, left: _Word, right: _Word) -> bool:
 
 
 def _trimmed(span: list[_Word], casing: NameCasing) -> list[_Word]:
-    """``span`` without its leading function words, the common words that open a sentence or a
-    line ("However", "Museum" of a title line "Museum of …" where the text writes "museum"), and
-    the connectors after them. Inside a sentence a common word keeps its capital's meaning
+    """``span`` without its leading function words, greetings and forms of address ("Dear Mr
+    Okabe": :data:`FORMS_OF_ADDRESS`), the common words that open a sentence or a line
+    ("However", "Museum" of a title line "Museum of …" where the text writes "museum"), and the
+    connectors after them. Inside a sentence a common word keeps its capital's meaning
     ("the Museum of the Prehistory of Tuscia")."""
     start = 0
     while start < len(span) and (
         not span[start].capitalised
         or span[start].text.casefold() in function_words()
+        or span[start].text.casefold() in FORMS_OF_ADDRESS
         or (casing.common(span[start].text) and not span[start].telling)
     ):
         start += 1

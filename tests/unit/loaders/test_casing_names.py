@@ -47,6 +47,13 @@ def test_leading_common_words_and_possessives_are_trimmed() -> None:
     assert found == ["Zanini", "Tietê River", "Zanini"]
 
 
+def test_greetings_and_forms_of_address_are_no_part_of_a_name() -> None:
+    (found,) = names(
+        "Dear Mr Okabe,\nthe crates came as Mr. Okabe asked.\nPrezado Senhor,\nEgregio Dottore,"
+    )
+    assert found == ["Okabe", "Okabe"]
+
+
 def test_a_capital_that_only_opens_sentences_and_lines_says_nothing() -> None:
     first, second = names(
         "Crates are stacked in the hall.\nFirmware\nIt was moved by Marta.",

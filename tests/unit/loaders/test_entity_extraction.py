@@ -14,6 +14,7 @@ import pytest
 from anchorgraph.errors import InvalidInput
 from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry, load_gazetteer
 from anchorgraph.loaders.model import Chunk, EntityMention
+from anchorgraph.loaders.names import leading_non_name
 from anchorgraph.settings import Settings
 from anchorgraph.text.identifiers import (
     alias_keys,
@@ -339,6 +340,39 @@ def surfaces(extractor: EntityExtractor, *documents: tuple[str, Any]) -> list[li
 
 
 @pytest.mark.parametrize(
+    ("span", "name"),
+    [
+        ("Dear Mr", ""),
+        ("Dear Mr Okabe", "Okabe"),
+        ("Dear Mr. Okabe", "Okabe"),
+        ("de Coimbra", "Coimbra"),
+        ("Prezado Senhor", ""),
+        ("Prezada Senhora", ""),
+        ("Egregio Dottore", ""),
+        ("Gentile Signora Direttrice", ""),
+        ("Gentile Signora Helena Vasconcelos", "Helena Vasconcelos"),
+        ("Profª Lívia Andrade Bastos", "Lívia Andrade Bastos"),
+        ("de Vossa Senhoria", ""),
+        ("Direttrice del Museu de Arte Contemporânea", "Museu de Arte Contemporânea"),
+        ("da Milano", "Milano"),
+        ("the Tietê River", "Tietê River"),
+        ("\nthe University of Coimbra", "University of Coimbra"),
+        ("Universidade de Coimbra", "Universidade de Coimbra"),
+        ("Leonardo da Vinci", "Leonardo da Vinci"),
+        ("De Beers", "De Beers"),
+        ("van Gogh", "van Gogh"),
+        ("Dearborn", "Dearborn"),
+        ("Mrs Dalloway", "Dalloway"),
+    ],
+)
+def test_greetings_forms_of_address_and_leading_particles_are_no_part_of_a_name(
+    span: str, name: str
+) -> None:
+    words = re.findall(r"\s+|\w+(?:['.ª]\w*)?|[^\w\s]", span)
+    assert "".join(words[leading_non_name(words) :]).strip() == name
+
+
+@pytest.mark.parametrize(
     ("text", "entities", "nouns", "expected"),
     [
         pytest.param(
@@ -416,6 +450,45 @@ def surfaces(extractor: EntityExtractor, *documents: tuple[str, Any]) -> list[li
             (),
             ["Tietê River"],
             id="a leading article is trimmed",
+        ),
+        pytest.param(
+            "Dear Mr,\n\nthe crates arrived.",
+            [("Dear Mr", "ORG")],
+            (),
+            [],
+            id="a greeting and a form of address alone name no one",
+        ),
+        pytest.param(
+            "Dear Mrs Okabe,\n\nthe crates arrived as you asked, Mrs Okabe.",
+            [("Dear Mrs Okabe", "ORG")],
+            (),
+            ["Okabe"],
+            id="a greeting and a form of address before a name",
+        ),
+        pytest.param(
+            "Prezado Senhor, Gentile Signora Helena Vasconcelos, Egregio Dottore.",
+            [
+                ("Prezado Senhor", "GPE"),
+                ("Gentile Signora Helena Vasconcelos", "PERSON"),
+                ("Egregio Dottore", "PERSON"),
+            ],
+            (),
+            ["Helena Vasconcelos"],
+            id="Portuguese and Italian greetings",
+        ),
+        pytest.param(
+            "Letters came from de Coimbra, and from the Universidade do Porto.",
+            [("de Coimbra", "PERSON"), ("Universidade do Porto", "ORG")],
+            (),
+            ["Coimbra", "Universidade do Porto"],
+            id="a leading particle is trimmed, one inside a name stays",
+        ),
+        pytest.param(
+            "A loan to the Direttrice del Museu de Arte Contemporânea, from De Beers.",
+            [("Direttrice del Museu de Arte Contemporânea", "PERSON"), ("De Beers", "ORG")],
+            (),
+            ["Museu de Arte Contemporânea", "De Beers"],
+            id="a title, then a particle; a capitalised particle stays",
         ),
         pytest.param(
             "Upgrade Procedure\n\nThe upgrade procedure was written by Jonas Lindqvist.",
