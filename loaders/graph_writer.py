@@ -478,6 +478,8 @@ def _document_row(collection: str, document: EmbeddedDocument) -> DocumentRow:
         "content_hash": document.content_hash,
         "size_bytes": source.size_bytes,
         "modified": source.modified,
+        # What a sync compares with its file's listing before reading it (None: left out).
+        "revision": source.revision or None,
         "identifiers": list(document.identifiers),
         # Paginated files only (None leaves the property out): how many pages, and how sure OCR
         # was of the pages it read.

@@ -63,6 +63,9 @@ class SourceDocument:
     # ISO 639-1 code of a language anchorgraph analyses (anchorgraph.text.language); "" until the
     # ingestor resolves it: declared by the caller, by front matter ``language:``, or detected.
     language: str = ""
+    # What changes when its file does (``anchorgraph.loaders.sources.Entry.revision``): a sync
+    # reads again only the files whose revision differs from the one stored; "" when unknown.
+    revision: str = ""
 
     @property
     def ocr_confidence(self) -> float | None:

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import codecs
 import json
-import os
+import posixpath
 import re
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from dataclasses import dataclass, field, replace
+from datetime import datetime
 from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup, Tag
@@ -35,6 +35,7 @@ from anchorgraph.errors import DocumentTooLarge, InvalidInput, OcrUnavailable, U
 from anchorgraph.loaders.draft import Draft, Rendered
 from anchorgraph.loaders.files import BINARY_FORMATS, FileReading, render_file
 from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.sources import Description, Entry, LocalSource, Source, uri_path
 from anchorgraph.loaders.webpage import main_content
 from anchorgraph.text.normalise import normalise_text
 
@@ -212,36 +213,55 @@ def read_jsonl(
         InvalidInput: A line is not a valid document; the message names the line.
         DocumentTooLarge: A line is longer than ``max_bytes``.
     """
-    uri = path.resolve().as_uri()
-    source = source or path.resolve().parent.name
-    modified = _modified(path)
-    with path.open("rb") as lines:
-        offset = 0
-        for number, line in enumerate(lines, start=1):
-            where, line_offset = f"{path.name}, line {number}", offset
-            offset += len(line)
-            if number == 1 and line.startswith(codecs.BOM_UTF8):
-                line, line_offset = line[len(codecs.BOM_UTF8) :], len(codecs.BOM_UTF8)
-            if not line.strip():
-                continue
-            if len(line) > max_bytes:
-                raise DocumentTooLarge(
-                    f"{where}: {len(line):,} bytes is over the limit of {max_bytes:,} bytes."
-                )
-            record = _parse_record(line, where, line_offset)
-            yield SourceDocument(
-                id=record.id,
-                text=record.text,
-                title=record.title,
-                uri=uri,
-                source=source,
-                source_type=record.source_type or source_type or "jsonl",
-                folder=folder,
-                tags=record.tags,
-                size_bytes=len(line),
-                modified=modified,
-                metadata=record.metadata,
+    local = LocalSource(path)
+    (entry,) = local.entries()
+    with local.open(entry) as lines:
+        yield from _jsonl_documents(
+            lines,
+            entry,
+            source=source or local.name,
+            source_type=source_type,
+            folder=folder,
+            max_bytes=max_bytes,
+        )
+
+
+def _jsonl_documents(
+    lines: Iterable[bytes],
+    entry: Entry,
+    *,
+    source: str,
+    source_type: str,
+    folder: str,
+    max_bytes: int,
+) -> Iterator[SourceDocument]:
+    """The documents of a JSON Lines file's ``lines`` (``read_jsonl``), read from ``entry``."""
+    offset = 0
+    for number, line in enumerate(lines, start=1):
+        where, line_offset = f"{entry.name}, line {number}", offset
+        offset += len(line)
+        if number == 1 and line.startswith(codecs.BOM_UTF8):
+            line, line_offset = line[len(codecs.BOM_UTF8) :], len(codecs.BOM_UTF8)
+        if not line.strip():
+            continue
+        if len(line) > max_bytes:
+            raise DocumentTooLarge(
+                f"{where}: {len(line):,} bytes is over the limit of {max_bytes:,} bytes."
             )
+        record = _parse_record(line, where, line_offset)
+        yield SourceDocument(
+            id=record.id,
+            text=record.text,
+            title=record.title,
+            uri=entry.uri,
+            source=source,
+            source_type=record.source_type or source_type or "jsonl",
+            folder=folder,
+            tags=record.tags,
+            size_bytes=len(line),
+            modified=entry.modified,
+            metadata=record.metadata,
+        )
 
 
 def read_beir_corpus(path: Path, *, folder: str = "", max_bytes: int) -> Iterator[SourceDocument]:
@@ -272,51 +292,83 @@ def read_path(
     on_skip: Callable[[Skipped], None] | None = None,
     files: FileReading | None = None,
 ) -> Iterator[SourceDocument]:
-    """Read a file, or every supported file under a folder.
-
-    A single file gets its name as id. A folder is walked recursively in sorted order, skipping
-    hidden files and folders; each document's id is its posix path relative to the folder
-    (``"guides/setup.md"``), ``folder`` its parent there (``""`` at the top) and ``source`` the
-    folder's name. In a folder, a file that cannot be used does not stop the walk: it is
-    reported to ``on_skip`` with the reason — files of unknown formats, files that are too large,
-    corrupt, encrypted, scans where Tesseract is missing,
-    not UTF-8 or empty, and the files next to a ``corpus.jsonl`` (a BEIR dataset's queries and
-    qrels are not documents). A JSONL file with a bad line is reported after the lines before it
-    were read.
-
-    Args:
-        path: A file or a folder.
-        fmt: Read every file with this reader instead of choosing one by the file's name.
-        source_type: Source tier given to every document (default: its format).
-        max_bytes: Largest accepted document (for JSONL: line).
-        on_skip: Called once for each file a folder walk passes over.
-        files: How PDF, Word and image files are read; None: the defaults.
-
-    Returns:
-        The documents, read lazily.
+    """Read a local file, or every supported file under a local folder (``read_source``).
 
     Raises:
         UnsupportedFormat: ``fmt`` is unknown, or a single file's format is.
         InvalidInput: ``path`` does not exist; reading a single file fails (raised while
             iterating).
     """
+    if not path.exists():
+        raise InvalidInput(f"{path}: no such file or folder.")
+    return read_source(
+        LocalSource(path),
+        fmt=fmt,
+        source_type=source_type,
+        max_bytes=max_bytes,
+        on_skip=on_skip,
+        files=files,
+    )
+
+
+def read_source(
+    source: Source,
+    *,
+    fmt: str | None = None,
+    source_type: str = "",
+    max_bytes: int,
+    on_skip: Callable[[Skipped], None] | None = None,
+    files: FileReading | None = None,
+    only: Callable[[Entry], bool] | None = None,
+) -> Iterator[SourceDocument]:
+    """Read a source's single file, or every supported file of its folder, as it lists them
+    (a local folder in sorted order; hidden files and folders are never listed).
+
+    A single file gets its name as id. In a folder, each document's id is its posix path
+    relative to the folder (``"guides/setup.md"``), ``folder`` its parent there (``""`` at the
+    top) and ``source`` the folder's name. In a folder, a file that cannot be used does not stop
+    the walk: it is reported to ``on_skip`` with the reason — files of unknown formats, files
+    that are too large, corrupt, encrypted, scans where Tesseract is missing, not UTF-8 or
+    empty, and the files next to a ``corpus.jsonl`` (a BEIR dataset's queries and qrels are not
+    documents). A JSONL file with a bad line is reported after the lines before it were read.
+
+    What the file system knows of each file it read (the native lookup) is part of its
+    documents: its size, modification time and revision, its owner, content type and user
+    metadata in ``metadata`` (what a document says of itself, such as Markdown front matter,
+    wins over them), and its tags (an object's ``key=value`` tags) among the document's tags.
+
+    Args:
+        source: Where to read (``anchorgraph.loaders.sources.open_source``).
+        fmt: Read every file with this reader instead of choosing one by the file's name.
+        source_type: Source tier given to every document (default: its format).
+        max_bytes: Largest accepted document (for JSONL: line).
+        on_skip: Called once for each file a folder walk passes over.
+        files: How PDF, Word and image files are read; None: the defaults.
+        only: Read only the files it accepts (a sync's changed ones); None: every file.
+
+    Returns:
+        The documents, read lazily.
+
+    Raises:
+        UnsupportedFormat: ``fmt`` is unknown, or a single file's format is.
+        InvalidInput: reading a single file fails (raised while iterating).
+        SourceUnavailable: the store fails while listing or reading (raised while iterating).
+    """
     if fmt is not None and fmt not in FORMATS:
         raise UnsupportedFormat(f"Unknown format '{fmt}'; supported: {_SUPPORTED}.")
-    if path.is_dir():
-        reading = files or FileReading()
-        return _read_folder(path, fmt, source_type, max_bytes, on_skip or _ignore, reading)
-    if path.is_file():
-        return _read_file(
-            path,
-            fmt=fmt or detect_format(path),
-            doc_id=path.name,
-            folder="",
-            source=path.resolve().parent.name,
-            source_type=source_type,
-            max_bytes=max_bytes,
-            files=files or FileReading(),
+    reading = files or FileReading()
+    if source.single:
+        (entry,) = source.entries()
+        return _read_entry(
+            source,
+            entry,
+            fmt or detect_format(entry.name),
+            entry.name,
+            source_type,
+            max_bytes,
+            reading,
         )
-    raise InvalidInput(f"{path}: no such file or folder.")
+    return _read_folder(source, fmt, source_type, max_bytes, on_skip or _ignore, reading, only)
 
 
 def _ignore(_: Skipped) -> None:
@@ -324,88 +376,103 @@ def _ignore(_: Skipped) -> None:
 
 
 def _read_folder(
-    root: Path,
+    source: Source,
     fmt: str | None,
     source_type: str,
     max_bytes: int,
     on_skip: Callable[[Skipped], None],
     reading: FileReading,
+    only: Callable[[Entry], bool] | None,
 ) -> Iterator[SourceDocument]:
-    source = root.resolve().name
-    for directory, subdirectories, files in os.walk(root):
-        subdirectories[:] = sorted(name for name in subdirectories if not name.startswith("."))
-        here = Path(directory)
-        folder = here.relative_to(root).as_posix().removeprefix(".")
-        names = sorted(name for name in files if not name.startswith("."))
-        beir_dataset = fmt is None and _BEIR_CORPUS in names
-        for name in names:
-            relative = f"{folder}/{name}" if folder else name
-            if beir_dataset and name != _BEIR_CORPUS:
+    beir_datasets: dict[str, bool] = {}  # by folder: whether it holds a corpus.jsonl
+    for entry in source.entries():
+        if only is not None and not only(entry):
+            continue
+        relative, name = entry.path, entry.name
+        if fmt is None and name != _BEIR_CORPUS:
+            if entry.folder not in beir_datasets:
+                corpus = posixpath.join(entry.folder, _BEIR_CORPUS)
+                beir_datasets[entry.folder] = source.exists(corpus)
+            if beir_datasets[entry.folder]:
                 on_skip(Skipped(relative, f"part of a BEIR dataset: only {_BEIR_CORPUS} is read."))
                 continue
-            try:
-                file_fmt = fmt or detect_format(name)
-                yield from _read_file(
-                    here / name,
-                    fmt=file_fmt,
-                    doc_id=relative,
-                    folder=folder,
-                    source=source,
-                    source_type=source_type,
-                    max_bytes=max_bytes,
-                    files=reading,
-                )
-            # A scan where Tesseract is missing is passed over like a bad file: the folder's
-            # other formats are still read.
-            except (InvalidInput, OcrUnavailable, OSError) as error:
-                # A reader's message starts with the file it read, which the skip names already.
-                reason = str(error).removeprefix(f"{relative}: ").removeprefix(f"{name}: ")
-                on_skip(Skipped(relative, reason))
+        try:
+            file_fmt = fmt or detect_format(name)
+            yield from _read_entry(
+                source, entry, file_fmt, relative, source_type, max_bytes, reading
+            )
+        # A scan where Tesseract is missing is passed over like a bad file: the folder's
+        # other formats are still read.
+        except (InvalidInput, OcrUnavailable, OSError) as error:
+            # A reader's message starts with the file it read, which the skip names already.
+            reason = str(error).removeprefix(f"{relative}: ").removeprefix(f"{name}: ")
+            on_skip(Skipped(relative, reason))
 
 
-def _read_file(
-    path: Path,
-    *,
+def _read_entry(
+    source: Source,
+    entry: Entry,
     fmt: str,
     doc_id: str,
-    folder: str,
-    source: str,
     source_type: str,
     max_bytes: int,
     files: FileReading,
 ) -> Iterator[SourceDocument]:
-    if fmt == "beir":
-        yield from read_beir_corpus(path, folder=folder, max_bytes=max_bytes)
+    """The documents of one file: the file system's facts of it joined to each."""
+    if fmt in ("beir", "jsonl"):
+        facts = source.describe(entry)
+        with source.open(entry) as lines:
+            documents = _jsonl_documents(
+                lines,
+                entry,
+                # A BEIR corpus is named after its dataset's folder, a JSON Lines file in a
+                # folder after that folder (the source's), a single one after its own folder.
+                source="" if fmt == "beir" else source.name,
+                source_type="beir" if fmt == "beir" else source_type,
+                folder=entry.folder,
+                max_bytes=max_bytes,
+            )
+            for document in documents:
+                named = document if document.source else replace(document, source=_dataset(entry))
+                yield _with_facts(named, entry, facts)
         return
-    if fmt == "jsonl":
-        yield from read_jsonl(
-            path, source=source, source_type=source_type, folder=folder, max_bytes=max_bytes
-        )
-        return
-    # Checked before reading, so a huge file is never loaded.
-    size = path.stat().st_size
+    # Checked before reading, so a huge file is never loaded (nor downloaded).
     if fmt in BINARY_FORMATS:
-        files.check_size(size, doc_id)
-    elif size > max_bytes:
+        files.check_size(entry.size, doc_id)
+    elif entry.size > max_bytes:
         raise DocumentTooLarge(
-            f"{doc_id}: {size:,} bytes is over the limit of {max_bytes:,} bytes."
+            f"{doc_id}: {entry.size:,} bytes is over the limit of {max_bytes:,} bytes."
         )
-    yield read_bytes(
-        path.read_bytes(),
+    facts = source.describe(entry)
+    with source.open(entry) as file:
+        data = file.read()
+    document = read_bytes(
+        data,
         doc_id=doc_id,
         fmt=fmt,
-        uri=path.resolve().as_uri(),
-        source=source,
+        uri=entry.uri,
+        source=source.name,
         source_type=source_type,
-        folder=folder,
+        folder=entry.folder,
         max_bytes=max_bytes,
-        modified=_modified(path),
+        modified=entry.modified,
         files=files,
     )
+    yield _with_facts(document, entry, facts)
 
 
-def _modified(path: Path) -> datetime:
-    return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
+def _with_facts(document: SourceDocument, entry: Entry, facts: Description) -> SourceDocument:
+    """``document`` with what its file system knows of its file: the listing's attributes and
+    the lookup's metadata under what the document says of itself, the file's tags after its
+    own, and the file's revision."""
+    tags = tuple(dict.fromkeys([*document.tags, *facts.tags]))
+    metadata = {**entry.attributes, **facts.metadata, **document.metadata}
+    return replace(document, metadata=metadata, tags=tags, revision=entry.revision)
+
+
+def _dataset(entry: Entry) -> str:
+    """The name of the folder a BEIR corpus lies in: its dataset's."""
+    return posixpath.basename(posixpath.dirname(uri_path(entry.uri)))
 
 
 # Byte-order marks of the Unicode encodings a text file may come in besides UTF-8 (Windows

@@ -1,22 +1,29 @@
-"""Sync: make a collection mirror a folder. Files new to it are added, changed ones replaced,
+"""Sync: make a collection mirror a folder (a local one, or a bucket prefix: any
+``anchorgraph.loaders.sources.Source``). Files new to it are added, changed ones replaced,
 and the documents that came from that folder but whose files are gone are deleted; documents of
 the collection that came from elsewhere are left alone, and a file whose id the collection
 holds from another origin is refused unless the caller asks to replace it (as at ingest).
 
-``plan_sync`` only compares (the ``--dry-run``); ``run_sync`` carries the plan out through the
-``Ingestor``, each batch one transaction, the deletions last.
+A file is read (downloaded) only when its listing's revision (an object's ETag or version, else
+its size and modification time) differs from the one stored with its documents; the others are
+unchanged without a byte read. A file read is then compared by content hash, as at any ingest.
+
+``plan_sync`` lists the folder and reads what changed, and writes nothing (the ``--dry-run``);
+``run_sync`` carries the plan out through the ``Ingestor``, each batch one transaction, the
+deletions last.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import defaultdict
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from urllib.parse import unquote, urlsplit
 
 from anchorgraph.graph.gateway import GraphReader
 from anchorgraph.graph.queries import Query
 from anchorgraph.loaders.ingest import Ingestor, IngestStats, ProgressCallback, Refusal
 from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.sources import Entry, uri_path
 from anchorgraph.scope import collection_name
 
 # Why a file is refused, said where a summary counts refusals.
@@ -36,6 +43,9 @@ class SyncPlan:
     conflicts: list[Refusal] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)  # from this folder, file gone
     kept: list[str] = field(default_factory=list)  # from elsewhere, not in the folder: left
+    # The documents of the files read (their revision changed, or they are new): what
+    # ``run_sync`` ingests.
+    documents: list[SourceDocument] = field(default_factory=list, repr=False)
 
     def summary(self, *, replace: bool = False) -> str:
         """What carrying the plan out would do, in the conditional (the ``--dry-run``)."""
@@ -67,40 +77,74 @@ class SyncReport:
         )
 
 
+# Reads a folder's documents, only from the files the predicate accepts
+# (``anchorgraph.loaders.read.read_source`` with ``only``).
+ReadChanged = Callable[[Callable[[Entry], bool]], Iterable[SourceDocument]]
+
+
+@dataclass(frozen=True)
+class _Stored:
+    content_hash: str
+    uri: str
+    revision: str
+
+
 def plan_sync(
     graph: GraphReader,
     ingestor: Ingestor,
-    documents: Sequence[SourceDocument],
+    read: ReadChanged,
     folder_uri: str,
     collection: str,
     *,
     replace: bool = False,
 ) -> SyncPlan:
-    """Compare the folder's ``documents`` (read from ``folder_uri``) with ``collection``.
+    """Compare the folder at ``folder_uri`` with ``collection``, reading (``read``) only the
+    files whose revision differs from the one stored with their documents.
 
     A document of the collection is the folder's when its uri lies under ``folder_uri``; only
-    those are deleted when their id is not among ``documents`` and their file is not either.
-    A file the collection holds under another id (read before from a folder above or below this
-    one, so its id was relative to that) is refused unless ``replace``, and its document kept;
-    with ``replace`` it is written under its new id and the old one deleted. A document is
-    hashed as the ingest would write it (``Ingestor.as_written``), so one whose language is
-    detected is unchanged when its file is.
+    those are deleted when their id is not among the folder's documents and their file is not
+    either. A file the collection holds under another id (read before from a folder above or
+    below this one, so its id was relative to that) is refused unless ``replace``, and its
+    document kept; with ``replace`` it is written under its new id and the old one deleted. A
+    document read is hashed as the ingest would write it (``Ingestor.as_written``), so one
+    whose language is detected is unchanged when its file is.
 
     Raises:
         InvalidInput: ``collection`` is not a collection name.
     """
     collection = collection_name(collection)
     stored = {
-        str(row["id"]): (str(row["content_hash"]), str(row["uri"]))
+        row["id"]: _Stored(row["content_hash"], row["uri"], row["revision"])
         for row in graph.read(Query.COLLECTION_DOCUMENTS, {"collection": collection})
     }
-    plan = SyncPlan(collection=collection, folder_uri=folder_uri)
+    of_file: dict[str, list[str]] = defaultdict(list)  # uri -> the ids read from it
+    for id_, held in stored.items():
+        of_file[held.uri].append(id_)
+    unread: list[str] = []  # ids of files whose revision is the one stored
+
+    def changed(entry: Entry) -> bool:
+        ids = of_file.get(entry.uri, [])
+        same = bool(ids) and all(
+            stored[id_].revision == entry.revision
+            # A file that is one document is unchanged only under the same id: read from
+            # another folder, its id differs (a conflict, below).
+            and (id_ == entry.path or not _named_by_its_path(id_, entry.uri))
+            for id_ in ids
+        )
+        if same and entry.revision:
+            unread.extend(ids)
+            return False
+        return True
+
+    documents = list(read(changed))
+    plan = SyncPlan(collection=collection, folder_uri=folder_uri, documents=documents)
+    plan.unchanged.extend(unread)
     prefix = folder_uri.rstrip("/") + "/"
-    present = {document.id for document in documents}
+    present = {document.id for document in documents} | set(unread)
     stored_as = {
-        uri: id_
-        for id_, (_, uri) in stored.items()
-        if id_ not in present and _named_by_its_path(id_, uri)
+        held.uri: id_
+        for id_, held in stored.items()
+        if id_ not in present and _named_by_its_path(id_, held.uri)
     }
     for document in documents:
         if document.id not in stored:
@@ -110,17 +154,18 @@ def plan_sync(
             else:
                 plan.conflicts.append(Refusal(document.id, document.uri, document.uri, elsewhere))
             continue
-        digest, uri = stored[document.id]
-        if digest == ingestor.content_hash(ingestor.as_written(document)):
+        held = stored[document.id]
+        if held.content_hash == ingestor.content_hash(ingestor.as_written(document)):
             plan.unchanged.append(document.id)
-        elif uri == document.uri or replace:
+        elif held.uri == document.uri or replace:
             plan.update.append(document.id)
         else:
-            plan.conflicts.append(Refusal(document.id, document.uri, uri))
+            plan.conflicts.append(Refusal(document.id, document.uri, held.uri))
     kept_as_stored = {refusal.stored_id for refusal in plan.conflicts}
-    for id_, (_, uri) in sorted(stored.items()):
+    for id_, held in sorted(stored.items()):
         if id_ in present or id_ in kept_as_stored:
             continue  # there, or its file is, under another id (a conflict above)
+        uri = held.uri
         (plan.delete if uri == folder_uri or uri.startswith(prefix) else plan.kept).append(id_)
     return plan
 
@@ -129,25 +174,24 @@ def _named_by_its_path(id_: str, uri: str) -> bool:
     """Whether ``id_`` is the path of the file at ``uri`` below some folder: a file that is one
     document, read as ingest reads a folder. A record of a JSON Lines file, which shares the
     file's uri with the others, is not: its uri cannot tell it moved."""
-    return unquote(urlsplit(uri).path).endswith("/" + id_)
+    return uri_path(uri).endswith("/" + id_)
 
 
 def run_sync(
     ingestor: Ingestor,
-    documents: Sequence[SourceDocument],
     plan: SyncPlan,
     *,
     replace: bool = False,
     on_progress: ProgressCallback | None = None,
 ) -> SyncReport:
-    """Carry out ``plan_sync``'s ``plan`` for the folder's ``documents``: ingest them
+    """Carry out ``plan_sync``'s ``plan``: ingest the documents it read
     (unchanged ones are skipped and conflicts refused as at any ingest, unless ``replace``),
     then delete the documents whose files are gone. The files the collection holds under
     another id are not written (``plan.conflicts``; ``replace`` did not plan any) and are listed
     in the stats' ``refused``."""
     stored_elsewhere = [refusal for refusal in plan.conflicts if refusal.stored_id]
     skipped = {refusal.id for refusal in stored_elsewhere}
-    written = [document for document in documents if document.id not in skipped]
+    written = [document for document in plan.documents if document.id not in skipped]
     stats = ingestor.ingest(written, on_progress, collection=plan.collection, replace=replace)
     stats.refused += stored_elsewhere
     deleted = ingestor.delete(plan.delete, collection=plan.collection) if plan.delete else 0

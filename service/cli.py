@@ -334,7 +334,13 @@ def _print_bins(rows: list[FdBinRow]) -> None:
 
 @app.command("ingest")
 def ingest(
-    path: Annotated[Path, typer.Argument(exists=True, help="A file or a folder tree.")],
+    path: Annotated[
+        str,
+        typer.Argument(
+            help="A file or a folder tree: a local path, file:///…, s3://bucket/prefix, or "
+            "any URL fsspec serves (docs/sources.md)."
+        ),
+    ],
     collection: CollectionOption = DEFAULT,
     replace: Annotated[
         bool,
@@ -470,7 +476,11 @@ def _print_ingest(stats: IngestStats, threads: int) -> None:
 @app.command("sync")
 def sync(
     path: Annotated[
-        Path, typer.Argument(exists=True, file_okay=False, help="The folder to mirror.")
+        str,
+        typer.Argument(
+            help="The folder to mirror: a local one, file:///…, s3://bucket/prefix, or any "
+            "URL fsspec serves (docs/sources.md)."
+        ),
     ],
     collection: CollectionOption = DEFAULT,
     dry_run: Annotated[
@@ -480,23 +490,23 @@ def sync(
         bool, typer.Option(help="Replace documents of the collection from another origin.")
     ] = False,
 ) -> None:
-    """Make a collection mirror a folder: add new files, update changed ones, and delete the
-    documents that came from this folder and whose files are gone. Documents of the collection
-    from elsewhere are kept."""
-    from anchorgraph.ingestion import read_all
-    from anchorgraph.loaders.sync import plan_sync, run_sync
+    """Make a collection mirror a folder or a bucket prefix: add new files, update changed ones
+    (only files whose ETag, or size and time, changed are read), and delete the documents that
+    came from this folder and whose files are gone. Documents of the collection from elsewhere
+    are kept."""
+    from anchorgraph.ingestion import plan_folder_sync, source_at
+    from anchorgraph.loaders.sync import run_sync
     from anchorgraph.runtime import open_runtime
 
     settings = load_settings()
     with clear_errors():
-        documents, skipped = read_all(settings, path)
-        _print_skipped(skipped)
-        folder_uri = path.resolve().as_uri()
+        source = source_at(settings, path)  # a bad path or store fails before Neo4j starts
         with open_runtime(settings, schema="apply") as runtime:
-            plan = plan_sync(
-                runtime.graph, runtime.ingestor, documents, folder_uri, collection, replace=replace
+            plan, skipped = plan_folder_sync(
+                settings, runtime.ingestor, source, collection, replace=replace
             )
-            done = None if dry_run else run_sync(runtime.ingestor, documents, plan, replace=replace)
+            _print_skipped(skipped)
+            done = None if dry_run else run_sync(runtime.ingestor, plan, replace=replace)
     past = done is not None  # a dry run lists what it would do; a sync, what it did
     for verb, ids in (("add", plan.add), ("update", plan.update), ("delete", plan.delete)):
         for id_ in ids:

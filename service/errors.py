@@ -13,6 +13,7 @@ AnchorgraphError
 ├── DeadlineExceeded      Neo4j did not answer within the request deadline → 504
 ├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
 ├── OcrUnavailable        Tesseract (or a language's data) is not installed → 503
+├── SourceUnavailable     a source URL's bucket or folder cannot be listed or read → 502
 ├── IndexNotReady         an index did not come ONLINE in time         → 503
 │   └── SchemaMissing       a reader found no schema (never initialised) → 503
 └── LocalServerError      the project's own Neo4j could not be set up  → (CLI message)
@@ -48,6 +49,11 @@ class UnreadableDocument(InvalidInput):
 class OcrUnavailable(AnchorgraphError):
     """A page needs OCR and this machine has no Tesseract, or not the language data asked for;
     the message names the Debian package to install."""
+
+
+class SourceUnavailable(AnchorgraphError):
+    """A source named by URL cannot be listed or read: no such bucket or folder, credentials
+    refused, or its endpoint out of reach; the message says which, and never a credential."""
 
 
 class NotFound(AnchorgraphError):

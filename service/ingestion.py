@@ -1,5 +1,6 @@
-"""Ingestion helpers for the entry points: read everything first, the sample corpus in its own
-collection, and a progress bar over ``Ingestor.ingest``. The ``Ingestor`` itself comes from
+"""Ingestion helpers for the entry points: sources by path or URL read whole before anything is
+written, a sync's plan, the sample corpus in its own collection, and a progress bar over
+``Ingestor.ingest``. The ``Ingestor`` itself comes from
 ``anchorgraph.runtime``."""
 
 from __future__ import annotations
@@ -18,10 +19,13 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 
+from anchorgraph.errors import InvalidInput
 from anchorgraph.loaders.files import FileReading
 from anchorgraph.loaders.ingest import Ingestor, IngestStats
 from anchorgraph.loaders.model import SourceDocument
-from anchorgraph.loaders.read import Skipped, read_path
+from anchorgraph.loaders.read import Skipped, read_source
+from anchorgraph.loaders.sources import Entry, Source, SourceOptions, open_source
+from anchorgraph.loaders.sync import SyncPlan, plan_sync
 from anchorgraph.runtime import Runtime, load_extractor
 from anchorgraph.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION, SAMPLE_COLLECTION
 from anchorgraph.settings import Settings
@@ -90,22 +94,79 @@ def load_samples(runtime: Runtime, console: Console | None = None) -> list[Inges
     ]
 
 
+def source_at(settings: Settings, location: str | Path) -> Source:
+    """The source at a local path or a URL (``s3://bucket/prefix``, ``file://``, ``gs://``, …),
+    reached within the configured timeouts and attempts.
+
+    Raises:
+        InvalidInput: a local path that does not exist, a scheme no installed package serves.
+        SourceUnavailable: the bucket or folder cannot be listed.
+    """
+    options = SourceOptions(
+        connect_timeout_s=settings.source_connect_timeout_s,
+        read_timeout_s=settings.source_read_timeout_s,
+        attempts=settings.source_attempts,
+    )
+    return open_source(location, options)
+
+
 def read_all(
-    settings: Settings, path: Path, *, fmt: str | None = None, source_type: str = ""
+    settings: Settings,
+    location: str | Path,
+    *,
+    fmt: str | None = None,
+    source_type: str = "",
+    only: Callable[[Entry], bool] | None = None,
 ) -> tuple[list[SourceDocument], list[Skipped]]:
-    """Read everything first, so a bad single file fails before anything is written."""
+    """Read everything first (of the files ``only`` accepts, when given), so a bad single
+    file or a store that fails half-way fails before anything is written."""
     skipped: list[Skipped] = []
     documents = list(
-        read_path(
-            path,
+        read_source(
+            source_at(settings, location),
             fmt=fmt,
             source_type=source_type,
             max_bytes=settings.max_document_bytes,
             on_skip=skipped.append,
             files=FileReading.configured(settings),
+            only=only,
         )
     )
     return documents, skipped
+
+
+def plan_folder_sync(
+    settings: Settings,
+    ingestor: Ingestor,
+    source: Source,
+    collection: str,
+    *,
+    replace: bool = False,
+) -> tuple[SyncPlan, list[Skipped]]:
+    """The plan of a sync of the folder or bucket prefix ``source`` (``source_at``) into
+    ``collection`` (``anchorgraph.loaders.sync``), and the files no reader took.
+
+    Raises:
+        InvalidInput: ``source`` is a single file: a sync mirrors a folder.
+        SourceUnavailable: the bucket or folder cannot be listed or read.
+    """
+    if source.single:
+        raise InvalidInput(f"{source.uri}: a file; sync mirrors a folder or a bucket prefix.")
+    skipped: list[Skipped] = []
+
+    def read(only: Callable[[Entry], bool]) -> list[SourceDocument]:
+        return list(
+            read_source(
+                source,
+                max_bytes=settings.max_document_bytes,
+                on_skip=skipped.append,
+                files=FileReading.configured(settings),
+                only=only,
+            )
+        )
+
+    plan = plan_sync(ingestor.graph, ingestor, read, source.uri, collection, replace=replace)
+    return plan, skipped
 
 
 def ingest_with_progress(

@@ -29,7 +29,13 @@ from typing import Any
 from anchorgraph.errors import InvalidInput
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.schema import SchemaMode
-from anchorgraph.ingestion import archive_corpus, load_sample, read_all
+from anchorgraph.ingestion import (
+    archive_corpus,
+    load_sample,
+    plan_folder_sync,
+    read_all,
+    source_at,
+)
 from anchorgraph.judgments import (
     Judgment,
     Judgments,
@@ -42,7 +48,7 @@ from anchorgraph.loaders.collections import CollectionInfo, delete_collection, l
 from anchorgraph.loaders.ingest import IngestStats
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import read_bytes
-from anchorgraph.loaders.sync import SyncPlan, SyncReport, plan_sync, run_sync
+from anchorgraph.loaders.sync import SyncPlan, SyncReport, run_sync
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.pipeline import search
 from anchorgraph.retrieval.types import (
@@ -214,13 +220,17 @@ class Library(Searcher):
         source_type: str = "",
         language: str | None = None,
     ) -> IngestStats:
-        """Read a file or a folder tree (as ``anchorgraph ingest`` does) and add it to
-        ``collection``; files no reader takes are listed in the stats' ``warnings``. Everything
-        is read before anything is written, so a file that cannot be read fails the call with
-        the graph unchanged."""
-        documents, skipped = read_all(
-            self.runtime.settings, Path(path), fmt=fmt, source_type=source_type
-        )
+        """Read a file or a folder tree (as ``anchorgraph ingest`` does), local or by URL
+        (``s3://bucket/prefix``, ``file://``; docs/sources.md), and add it to ``collection``;
+        files no reader takes are listed in the stats' ``warnings``. Everything is read before
+        anything is written, so a file that cannot be read, or a store that fails, fails the
+        call with the graph unchanged.
+
+        Raises:
+            InvalidInput: no such local file or folder; a URL no installed package serves.
+            SourceUnavailable: the bucket or folder cannot be listed or read.
+        """
+        documents, skipped = read_all(self.runtime.settings, path, fmt=fmt, source_type=source_type)
         stats = self.add(documents, collection=collection, replace=replace, language=language)
         stats.warnings.extend(f"skipped {item.path}: {item.reason}" for item in skipped)
         return stats
@@ -233,14 +243,20 @@ class Library(Searcher):
         replace: bool = False,
         dry_run: bool = False,
     ) -> SyncPlan | SyncReport:
-        """Make ``collection`` mirror the folder ``path`` (``anchorgraph.loaders.sync``): add and
-        update its files, delete the documents that came from it and whose files are gone.
-        ``dry_run``
-        returns the plan and writes nothing."""
-        folder, ingestor = Path(path), self.runtime.ingestor
-        documents, _ = read_all(self.runtime.settings, folder)
-        plan = plan_sync(self.graph, ingestor, documents, _uri(folder), collection, replace=replace)
-        return plan if dry_run else run_sync(ingestor, documents, plan, replace=replace)
+        """Make ``collection`` mirror the folder or bucket prefix ``path``
+        (``anchorgraph.loaders.sync``): add and update its files, delete the documents that
+        came from it and whose files are gone; only files whose revision changed are read.
+        ``dry_run`` returns the plan and writes nothing.
+
+        Raises:
+            InvalidInput: ``path`` is a single file, or no such local folder.
+            SourceUnavailable: the bucket or folder cannot be listed or read.
+        """
+        ingestor = self.runtime.ingestor
+        settings = self.runtime.settings
+        source = source_at(settings, path)
+        plan, _ = plan_folder_sync(settings, ingestor, source, collection, replace=replace)
+        return plan if dry_run else run_sync(ingestor, plan, replace=replace)
 
     def delete(self, ids: Iterable[str], *, collection: str = DEFAULT_COLLECTION) -> int:
         """Remove documents of ``collection`` by id (with their chunks and the entities nothing
@@ -290,11 +306,6 @@ class Library(Searcher):
         """Ingest the second sample, the museum's archive in Portuguese and Italian, into the
         collection ``arquivo``, as ``anchorgraph run`` does."""
         return load_sample(self.runtime, collection=ARCHIVE_COLLECTION, corpus=archive_corpus())
-
-
-def _uri(folder: Path) -> str:
-    """The URI documents read from under ``folder`` start with (``anchorgraph.loaders.read``)."""
-    return folder.resolve().as_uri()
 
 
 @contextmanager

@@ -131,6 +131,22 @@ class Settings(BaseSettings):
     max_document_bytes: int = Field(
         default=5_000_000, ge=1, description="Largest text, Markdown or HTML document (413)."
     )
+    # Sources named by URL (loaders/sources.py): a store that does not answer fails the
+    # command before anything is written, within these bounds.
+    source_connect_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="Connect timeout of one request to a source's store (s3://, …): an "
+        "endpoint out of reach fails the ingest or sync after the attempts, nothing written.",
+    )
+    source_read_timeout_s: float = Field(
+        default=60.0, gt=0, description="Read timeout of one request to a source's store."
+    )
+    source_attempts: int = Field(
+        default=3,
+        ge=1,
+        description="Attempts of one request to a source's store (the first and its retries).",
+    )
     # A scanned PDF carries its pages as images: far more bytes per word than text.
     max_file_bytes: int = Field(
         default=50_000_000,

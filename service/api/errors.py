@@ -42,6 +42,7 @@ from anchorgraph.errors import (
     InvalidInput,
     NotFound,
     OcrUnavailable,
+    SourceUnavailable,
     TooManyPages,
     UnreadableDocument,
     UnsupportedFormat,
@@ -108,6 +109,7 @@ GRAPH_UNAVAILABLE = ProblemType(503, "graph-unavailable", "Neo4j is unavailable"
 DEADLINE_EXCEEDED = ProblemType(504, "deadline-exceeded", "Neo4j did not answer in time")
 CLAIM_EXTRACTION_FAILED = ProblemType(502, "claim-extraction-failed", "Claim extraction failed")
 INDEX_NOT_READY = ProblemType(503, "index-not-ready", "An index is not ready")
+SOURCE_UNAVAILABLE = ProblemType(502, "source-unavailable", "The source cannot be read")
 INTERNAL_ERROR = ProblemType(500, "internal-error", "Internal error")
 VALIDATION_ERROR = ProblemType(422, "validation-error", "The request does not match the schema")
 # Most specific first: the first class an error is an instance of decides its problem type.
@@ -125,6 +127,7 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (ClaimExtractionError, CLAIM_EXTRACTION_FAILED),
     (IndexNotReady, INDEX_NOT_READY),
     (OcrUnavailable, OCR_UNAVAILABLE),
+    (SourceUnavailable, SOURCE_UNAVAILABLE),
 )
 
 

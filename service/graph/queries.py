@@ -73,6 +73,7 @@ from anchorgraph.graph.rows import (
     SampleChunkRow,
     ServerInfoRow,
     ShardRow,
+    SyncedDocumentRow,
     TitlePassDocumentRow,
     VectorIndexDimensionsRow,
     WalkEdgeRow,
@@ -196,7 +197,7 @@ class Query:
     # collections: listing and deleting whole collections (loaders/collections.py)
     LIST_COLLECTIONS = Statement("collections/list_collections", CollectionRow)
     DELETE_COLLECTION = Statement("collections/delete_collection", NoRow)
-    COLLECTION_DOCUMENTS = Statement("collections/collection_documents", IdentifiedDocumentRow)
+    COLLECTION_DOCUMENTS = Statement("collections/collection_documents", SyncedDocumentRow)
     SET_RANKING = Statement("collections/set_ranking", NameRow)
     # judgments: relevance judgments and the fit of a collection's weights (service/judgments.py)
     RECORD_JUDGMENT = Statement("judgments/record_judgment", RecordedJudgmentRow)

@@ -81,6 +81,12 @@ class IdentifiedDocumentRow(TypedDict):
     uri: str
 
 
+class SyncedDocumentRow(IdentifiedDocumentRow):
+    """A document of a collection as a sync compares it: also its file's revision."""
+
+    revision: str
+
+
 # --- schema and upgrade -------------------------------------------------------------------------
 class IndexStateRow(TypedDict):
     name: str

@@ -282,21 +282,39 @@ class Filters(BaseModel):
         default_factory=list, max_length=100, description="Documents with any of these tags."
     )
     document_ids: list[ShortText] = Field(default_factory=list, max_length=10_000)
+    metadata: dict[ShortText, Annotated[list[ShortText], Field(min_length=1, max_length=100)]] = (
+        Field(
+            default_factory=dict,
+            max_length=20,
+            description="Documents whose metadata holds, for every key named, one of its "
+            "values: what the file system knows of their files (owner, content_type, etag, an "
+            "object's user metadata; docs/sources.md) and what they say of themselves (front "
+            "matter, a JSON Lines record's metadata).",
+            examples=[{"department": ["legal"], "content_type": ["application/pdf"]}],
+        )
+    )
 
     @property
     def active(self) -> bool:
         return bool(
-            self.sources or self.source_types or self.folders or self.tags or self.document_ids
+            self.sources
+            or self.source_types
+            or self.folders
+            or self.tags
+            or self.document_ids
+            or self.metadata
         )
 
-    def parameters(self) -> dict[str, list[str] | None]:
+    def parameters(self) -> dict[str, object]:
         """Cypher parameters: ``None`` for "no restriction", as the .cypher files expect."""
+        metadata = [{"key": key, "values": values} for key, values in self.metadata.items()]
         return {
             "sources": self.sources or None,
             "source_types": self.source_types or None,
             "folders": [folder.strip("/") for folder in self.folders] or None,
             "tags": self.tags or None,
             "document_ids": self.document_ids or None,
+            "metadata": metadata or None,
         }
 
 

@@ -1,8 +1,12 @@
-"""The integration tests' shared fixture for the sample corpus: ``sample_graph``."""
+"""The integration tests' shared fixtures: the sample corpus (``sample_graph``) and a real object
+store (``seaweedfs``)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
+from objectstore.seaweedfs import SeaweedFS
 from sample_graph import SampleGraphs
 
 from anchorgraph.graph.gateway import Graph
@@ -21,3 +25,14 @@ def sample_graph(graph: Graph, settings: Settings) -> SampleGraphs:
     worker; with ``--dist loadfile`` a module's tests run together, and a module-scoped fixture
     that asks for the sample holds it until the module's own tests change it."""
     return SampleGraphs(graph, settings)
+
+
+@pytest.fixture(scope="session")
+def seaweedfs(tmp_path_factory: pytest.TempPathFactory) -> Iterator[SeaweedFS]:
+    """A real SeaweedFS with its S3 gateway on loopback (tests/objectstore/seaweedfs.py),
+    anonymous access, started once per session (per worker) and stopped at its end."""
+    server = SeaweedFS(tmp_path_factory.mktemp("seaweedfs")).start()
+    try:
+        yield server
+    finally:
+        server.stop()
