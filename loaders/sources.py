@@ -267,8 +267,6 @@ class S3Source(FsspecSource):
                     "read_timeout": options.read_timeout_s,
                     "retries": {"max_attempts": options.attempts, "mode": "standard"},
                 },
-                # s3fs's own retries of the same failures, on top of botocore's: one layer only.
-                "retries": 1,
                 # Listings and lookups are read once per run: no stale answers across runs.
                 "skip_instance_cache": True,
                 "use_listings_cache": False,
