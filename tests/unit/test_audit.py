@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import csv
 import math
 import random
 from pathlib import Path
@@ -16,8 +17,6 @@ from anchorgraph.audit.tiers import TierRow, sd_between, tier_audit, tier_rows
 from anchorgraph.errors import InvalidInput
 from anchorgraph.factual_density import BinStats, FdLevel, LengthBin, fd_star
 from anchorgraph.retrieval.types import Mode
-
-HEALTHFC = Path(__file__).resolve().parents[3] / "shared/datasets/healthfc/Datensatz.csv"
 
 
 # --- Pearson -----------------------------------------------------------------------------------
@@ -218,12 +217,54 @@ def test_read_claims_from_beir_queries_and_a_csv_column(tmp_path: Path) -> None:
         read_claims(empty)
 
 
-@pytest.mark.skipif(not HEALTHFC.exists(), reason="the shared HealthFC dataset is not here")
-def test_read_claims_reads_healthfc_english_claims() -> None:
-    claims = read_claims(HEALTHFC)
-    assert len(claims) == 750  # its README: 750 rows, 750 unique English claims
-    assert len(set(claims)) == 750
-    assert not claims[0].startswith("\ufeff")
+# HealthFC's Datensatz.csv (Vladika et al., LREC-COLING 2024; CC BY-NC-ND 4.0, so not carried
+# here) as its README describes it: UTF-8 with a byte-order mark, twelve columns, quoted fields
+# that hold commas, quotes and line breaks. The rows are made up, in its layout.
+HEALTHFC_COLUMNS = (
+    "en_claim,en_explanation,en_top_sentences,de_claim,de_explanation,de_top_sentences,label,"
+    "de_verdict,de_title,authors,date,url"
+)
+HEALTHFC_ROWS = [
+    (
+        "Can masks reduce infections when worn by many?",
+        'Studies suggest fewer infections, "probably", whatever the mask.',
+        "Slow spread.\nA second sentence, on its own line.",
+        "Können Masken Infektionen verringern?",
+        "Studien legen es nahe.",
+        "Langsame Ausbreitung.",
+        "0",
+        "wahrscheinlich Ja",
+        "Masken, Corona",
+        "Anna Autorin, Bert Autor",
+        "5. Dezember 2022",
+        "https://medizin-transparent.at/masken",
+    ),
+    (
+        "Does green tea help against a cold?",
+        "",
+        "",
+        "Hilft grüner Tee gegen Erkältung?",
+        "Unklar.",
+        "",
+        "1",
+        "unklar",
+        "Grüner Tee",
+        "Clara Autorin",
+        "1. März 2011",
+        "https://medizin-transparent.at/tee",
+    ),
+]
+
+
+def test_read_claims_reads_healthfc_english_and_german_claims(tmp_path: Path) -> None:
+    table = tmp_path / "Datensatz.csv"
+    with table.open("w", encoding="utf-8-sig", newline="") as handle:
+        handle.write(HEALTHFC_COLUMNS + "\r\n")
+        csv.writer(handle).writerows(HEALTHFC_ROWS)
+    assert table.read_bytes().startswith(b"\xef\xbb\xbfen_claim,")
+    assert read_claims(table) == [row[0] for row in HEALTHFC_ROWS]
+    assert read_claims(table, "de_claim") == [row[3] for row in HEALTHFC_ROWS]
+    assert read_claims(table, "en_top_sentences") == [HEALTHFC_ROWS[0][2]]
 
 
 # --- blindness -------------------------------------------------------------------------------
