@@ -13,6 +13,8 @@ from pathlib import Path
 
 import docx
 import reportlab
+from docx.enum.section import WD_SECTION
+from docx.enum.text import WD_BREAK
 from docx.opc.constants import RELATIONSHIP_TYPE
 from docx.oxml import OxmlElement
 from docx.oxml.ns import qn
@@ -100,6 +102,84 @@ def text_pdf(pages: int, lines_per_page: int = 45) -> bytes:
             )
         pdf.showPage()
     pdf.save()
+    return buffer.getvalue()
+
+
+# A report of four pages, a fact a page, as its pages are typed between a running header and a
+# running footer ("page N"); and two pages with a sentence that the first begins and the second
+# ends.
+RUNNING_HEADER = "City Museum - Annual report 1978"
+FACTS = (
+    "The museum acquired twelve paintings by Tarsila do Amaral in 1978.",
+    "The conservation lab restored the frame of Abaporu in March.",
+    "The sculpture garden reopened after the spring storm.",
+    "Attendance reached 41,000 visitors over the year.",
+)
+REPORT_PAGES = tuple((fact,) for fact in FACTS)
+ACROSS_PAGES = "The roof of the east wing was replaced with copper sheets in October."
+BROKEN_PAGES = (
+    (FACTS[0], "The roof of the east wing was"),
+    ("replaced with copper sheets in October.", FACTS[1]),
+)
+
+
+def running_pdf(pages: tuple[tuple[str, ...], ...] = REPORT_PAGES) -> bytes:
+    """A PDF with a line of text for each of a page's strings, under a running header and above
+    a running footer, ``page N``."""
+    buffer = io.BytesIO()
+    pdf = canvas.Canvas(buffer, pagesize=A4)
+    for number, lines in enumerate(pages, start=1):
+        pdf.setFont("Helvetica", 9)
+        pdf.drawString(72, 810, RUNNING_HEADER)
+        pdf.setFont("Helvetica", 11)
+        for at, line in enumerate(lines):
+            pdf.drawString(72, 750 - 14 * at, line)
+        pdf.setFont("Helvetica", 9)
+        pdf.drawString(290, 40, f"page {number}")
+        pdf.showPage()
+    pdf.save()
+    return buffer.getvalue()
+
+
+def running_scan(pages: tuple[tuple[str, ...], ...]) -> list[Image.Image]:
+    """A typed sheet scanned at 300 dpi for each page: the running header at its top, its lines,
+    and ``page N`` at its foot."""
+    images = []
+    font = ImageFont.truetype(str(FONT), 42)
+    for number, lines in enumerate(pages, start=1):
+        image = Image.new("L", (2480, 3508), 255)
+        draw = ImageDraw.Draw(image)
+        draw.text((250, 150), RUNNING_HEADER, fill=0, font=font)
+        for at, line in enumerate(lines):
+            draw.text((250, 400 + 70 * at), line, fill=0, font=font)
+        draw.text((1150, 3250), f"page {number}", fill=0, font=font)
+        images.append(image)
+    return images
+
+
+def word_pages(pages: tuple[tuple[str, ...], ...], *, laid_out: bool = False) -> bytes:
+    """A .docx of ``pages``, a paragraph a string: the second page begins with a section break,
+    the others with the author's page break, and a page whose last string has no full stop
+    breaks the page inside that paragraph, which the next page's first string goes on (a
+    sentence across the break). With ``laid_out``, it is as Word saves a file it laid out: a
+    ``w:lastRenderedPageBreak`` where each page begins, beside the author's breaks. The running
+    header is the section's header, which Word keeps apart from the body."""
+    document = docx.Document()
+    document.sections[0].header.paragraphs[0].text = RUNNING_HEADER
+    open_paragraph = None
+    for number, lines in enumerate(pages, start=1):
+        if number == 2 and open_paragraph is None:
+            document.add_section(WD_SECTION.NEW_PAGE)
+        elif number > 1:
+            (open_paragraph or document.add_paragraph()).add_run().add_break(WD_BREAK.PAGE)
+        for at, line in enumerate(lines):
+            paragraph = open_paragraph if at == 0 and open_paragraph else document.add_paragraph()
+            run = paragraph.add_run(line)
+            if laid_out and at == 0 and number > 1:
+                run._r.insert(0, OxmlElement("w:lastRenderedPageBreak"))
+        open_paragraph = None if lines[-1].endswith(".") else paragraph
+    buffer = io.BytesIO()
+    document.save(buffer)
     return buffer.getvalue()
 
 

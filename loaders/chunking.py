@@ -55,6 +55,11 @@ _NEXT_CHARACTER = re.compile(r"\s+(\S)")
 
 _T = TypeVar("_T")
 
+# How chunks meet page breaks (``chunk_document``), named in the content hash of every paged
+# document (loaders/ingest.py): a new rule rewrites paged documents, and no others, at their next
+# ingest.
+PAGED_CHUNKING = "a page break ends a chunk; a sentence across one ends its chunk"
+
 
 def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Split text into sentences.
@@ -173,6 +178,10 @@ def chunk_document(
     the chunk has two or more, never the whole chunk, and never so much that the next sentence
     no longer fits. A sentence longer than ``target_tokens`` on its own is cut at word boundaries.
 
+    A page break of a paged document ends a chunk, and no overlap is carried across it, so each
+    chunk cites the page its text stands on; a sentence that runs from one page into the next
+    ends the chunk that holds it, which so covers both pages, and the next chunk starts after it.
+
     Each sentence is counted once and the counts are summed, so ``count_tokens`` should count
     without special tokens ([CLS]/[SEP]); ``Chunk.n_tokens`` is the real count of the chunk text.
 
@@ -198,7 +207,12 @@ def chunk_document(
         for start, end in sentences
         for unit in _units(doc.text, start, end, count_tokens, target_tokens)
     ]
-    windows = _windows([unit.tokens for unit in units], target_tokens, overlap)
+    tokens = [unit.tokens for unit in units]
+    windows = [
+        (first + window_first, first + window_last)
+        for first, last in _page_runs(units, doc.pages)
+        for window_first, window_last in _windows(tokens[first:last], target_tokens, overlap)
+    ]
     spans = [(units[first].start, units[last - 1].end) for first, last in windows]
     headings = _assign(spans, doc.headings, _heading_span)
     links = _assign(spans, doc.links, _link_span)
@@ -303,6 +317,24 @@ def _overlap_start(tokens: Sequence[int], first: int, last: int, target: int, bu
         carried -= tokens[start]
         start += 1
     return start
+
+
+def _page_runs(units: Sequence[_Unit], pages: Sequence[Page]) -> list[tuple[int, int]]:
+    """The units in runs ``[first, last)`` that chunk on their own: a run ends before a unit
+    when a page break falls after the start of the unit before it and no later than its own
+    start, that is between the two units or inside the one before (a sentence the page cut,
+    which so ends the chunk that holds it: the next page's sentences cite that page alone)."""
+    breaks = [page.start for page in pages[1:]]
+    runs: list[tuple[int, int]] = []
+    first = 0
+    for k in range(1, len(units)):
+        at = bisect_right(breaks, units[k - 1].start)
+        if at < len(breaks) and breaks[at] <= units[k].start:
+            runs.append((first, k))
+            first = k
+    if units:
+        runs.append((first, len(units)))
+    return runs
 
 
 def _pages_within(pages: Sequence[Page], start: int, end: int, length: int) -> list[Page]:

@@ -73,11 +73,14 @@ class Draft:
             level, start, anchor = self.open_headings.pop()
             self.headings.append((level, start, self.length, anchor))
 
-    def start_page(self, number: int, ocr_confidence: float | None = None) -> None:
-        """A new page begins here; pages are separated like paragraphs, so no sentence (and so
-        no citation) runs from one page into the next."""
+    def start_page(
+        self, number: int, ocr_confidence: float | None = None, *, separator: str = "\n"
+    ) -> None:
+        """A new page begins here, after ``separator`` (a line break: a sentence the page cut
+        runs on into the next page, and the sentence splitter tells it as it tells a wrapped
+        line; "" where the break falls inside running text, as Word's own page breaks do)."""
         if self.pages:
-            self.write("\n\n")
+            self.write(separator)
         self.pages.append((number, self.length, ocr_confidence))
 
     def cell(self, column: int, headers: Sequence[str]) -> None:

@@ -30,7 +30,7 @@ from anchorgraph.errors import DeadlineExceeded
 from anchorgraph.factual_density import FdLevel
 from anchorgraph.graph.deadline import paused, propagating
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.loaders.chunking import chunk_document
+from anchorgraph.loaders.chunking import PAGED_CHUNKING, chunk_document
 from anchorgraph.loaders.claims import Claim, ClaimExtractor, RuleClaimExtractor
 from anchorgraph.loaders.entities import EntityExtractor
 from anchorgraph.loaders.fd_stats import DEFAULT_REFIT_SHARE, Bounds, refit_if_drifted
@@ -395,7 +395,8 @@ class Ingestor:
             [(link.href, link.start, link.end) for link in document.links],
         ]
         if document.pages:  # only then: the hashes of documents without pages stay as they were
-            content.append([(p.number, p.start, p.ocr_confidence) for p in document.pages])
+            pages = [(p.number, p.start, p.ocr_confidence) for p in document.pages]
+            content.append([PAGED_CHUNKING, pages])
         if document.language not in ("", Language.ENGLISH):  # the same: English ones stay
             content += [document.language, self.claims.signature_for(document.language)]
         payload = json.dumps(content, ensure_ascii=False)

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from anchorgraph.errors import DocumentTooLarge, OcrUnavailable, TooManyPages, UnreadableDocument
 from anchorgraph.loaders.draft import Draft, Rendered
+from anchorgraph.loaders.running_lines import page_bodies
 
 if TYPE_CHECKING:
     from PIL.Image import Image
@@ -152,7 +153,8 @@ def _number(value: object) -> int:
 
 
 def render_images(data: bytes, doc_id: str, *, max_pages: int, ocr: Ocr) -> Rendered:
-    """The text of an image file (PNG, JPEG, TIFF; every frame of a multi-page TIFF a page).
+    """The text of an image file (PNG, JPEG, TIFF; every frame of a multi-page TIFF a page),
+    without the running headers and footers of its pages (``page_bodies``).
 
     Raises:
         UnreadableDocument: Not an image Pillow can decode, or truncated.
@@ -176,12 +178,10 @@ def render_images(data: bytes, doc_id: str, *, max_pages: int, ocr: Ocr) -> Rend
                     f"{doc_id}: {frames:,} pages is over the limit of {max_pages:,} pages."
                 )
             ocr.check()
-            draft = Draft()
-            for number, frame in enumerate(ImageSequence.Iterator(image), start=1):
+            reads = []
+            for frame in ImageSequence.Iterator(image):
                 frame.load()
-                read = ocr.read(frame, _dpi(frame))
-                draft.start_page(number, read.confidence)
-                draft.write(read.text)
+                reads.append(ocr.read(frame, _dpi(frame)))
     except (Image.DecompressionBombError, Image.DecompressionBombWarning) as error:
         raise DocumentTooLarge(f"{doc_id}: the image is too large to read ({error}).") from error
     except (UnidentifiedImageError, OSError, SyntaxError, ValueError) as error:
@@ -189,6 +189,11 @@ def render_images(data: bytes, doc_id: str, *, max_pages: int, ocr: Ocr) -> Rend
         raise UnreadableDocument(
             f"{doc_id}: not a readable PNG, JPEG or TIFF image (corrupt or truncated): {error}"
         ) from error
+    draft = Draft()
+    bodies = page_bodies([read.text for read in reads])
+    for number, (read, (start, end)) in enumerate(zip(reads, bodies, strict=True), start=1):
+        draft.start_page(number, read.confidence)
+        draft.write(read.text[start:end])
     return draft.finish()
 
 

@@ -2,7 +2,8 @@
 entries as headings, link annotations as links, and pages without a text layer through OCR.
 
 Every page starts a :class:`~anchorgraph.loaders.model.Page`, so each chunk knows the pages it
-covers and a hit can cite ``document, page N``.
+covers and a hit can cite ``document, page N``; running headers and footers are dropped
+(``anchorgraph.loaders.running_lines``).
 """
 
 from __future__ import annotations
@@ -12,12 +13,13 @@ import math
 import re
 import threading
 from collections import defaultdict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from anchorgraph.errors import TooManyPages, UnreadableDocument
 from anchorgraph.loaders.draft import Draft, Rendered
 from anchorgraph.loaders.ocr import Ocr
+from anchorgraph.loaders.running_lines import page_bodies
 
 if TYPE_CHECKING:
     import pypdfium2
@@ -41,6 +43,16 @@ class _Span:
     end: int
     href: str = ""  # a link's target
     level: int = 0  # a heading's level
+
+
+@dataclass(frozen=True)
+class _PageText:
+    """One page as read: its text layer's text and spans, or what OCR read on it."""
+
+    number: int
+    text: str
+    spans: list[_Span] = field(default_factory=list)
+    ocr_confidence: float | None = None
 
 
 def render_pdf(data: bytes, doc_id: str, *, max_pages: int, ocr: Ocr) -> tuple[str, Rendered]:
@@ -68,13 +80,14 @@ def _render(data: bytes, doc_id: str, max_pages: int, ocr: Ocr) -> tuple[str, Re
                 f"{doc_id}: {len(pdf):,} pages is over the limit of {max_pages:,} pages."
             )
         outline = _outline(pdf)
-        draft = Draft()
+        pages = []
         for index in range(len(pdf)):
             page = pdf[index]
             try:
-                _render_page(pdf, page, index + 1, outline[index], draft, ocr)
+                pages.append(_read_page(pdf, page, index + 1, outline[index], ocr))
             finally:
                 page.close()
+        draft = _draft(pages)
         title = (pdf.get_metadata_value("Title") or "").strip()
     except pypdfium2.PdfiumError as error:
         raise UnreadableDocument(f"{doc_id}: PDFium could not read a page: {error}") from error
@@ -105,34 +118,47 @@ def _outline(pdf: pypdfium2.PdfDocument) -> dict[int, list[tuple[int, str]]]:
     return entries
 
 
-def _render_page(
+def _read_page(
     pdf: pypdfium2.PdfDocument,
     page: pypdfium2.PdfPage,
     number: int,
     headings: list[tuple[int, str]],
-    draft: Draft,
     ocr: Ocr,
-) -> None:
+) -> _PageText:
     textpage = page.get_textpage()
     try:
         text = textpage.get_text_range()
         if text.strip():
-            draft.start_page(number)
             spans = [*_heading_spans(text, headings), *_link_spans(pdf, page, textpage)]
-            _write(text, spans, draft)
-            return
+            return _PageText(number, text, spans)
     finally:
         textpage.close()
     if not _has_images(page):
-        draft.start_page(number)  # a blank page: nothing to read
-        return
+        return _PageText(number, "")  # a blank page: nothing to read
     ocr.check()
     width, height = page.get_size()
     scale = min(OCR_DPI / _PDF_UNIT_DPI, math.sqrt(_MAX_OCR_PIXELS / max(width * height, 1)))
     bitmap = page.render(scale=scale)
     read = ocr.read(bitmap.to_pil(), round(scale * _PDF_UNIT_DPI))
-    draft.start_page(number, read.confidence)
-    draft.write(read.text)
+    return _PageText(number, read.text, ocr_confidence=read.confidence)
+
+
+def _draft(pages: list[_PageText]) -> Draft:
+    """The pages written one after the other, each without its running header and footer
+    (``page_bodies``; the outline's headings are content wherever they stand)."""
+    draft = Draft()
+    protected = [[span.start for span in page.spans if span.level] for page in pages]
+    for page, (start, end) in zip(
+        pages, page_bodies([page.text for page in pages], protected), strict=True
+    ):
+        draft.start_page(page.number, page.ocr_confidence)
+        spans = [
+            _Span(span.start - start, span.end - start, span.href, span.level)
+            for span in page.spans
+            if start <= span.start and span.end <= end
+        ]
+        _write(page.text[start:end], spans, draft)
+    return draft
 
 
 def _has_images(page: pypdfium2.PdfPage) -> bool:

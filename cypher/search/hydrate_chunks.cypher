@@ -5,8 +5,9 @@
 // in the order of $chunk_ids (one list rather than a row per chunk: the driver's work per row
 // is most of the statement's client time for the ten hits of a search, 0.80–0.86 against
 // 0.65–0.73 ms p50 replayed with MuSiQue dev's 162 answers): chunk_id, document_id (keys),
-// collection, title, text, n_tokens, pages (the page numbers the chunk covers, [] without
-// pages), ocr_confidence (null unless OCR read its text), source_type, a_source, a_max, chunk
+// collection, title, text, n_tokens, start and end (the chunk's span in its document's
+// normalised text; null for a chunk written without one), pages (the page numbers the chunk
+// covers, [] without pages), ocr_confidence (null unless OCR read its text), source_type, a_source, a_max, chunk
 // and document (maps: fd_raw, n_tokens, n_claims, bin, n, total, total_sq; null bin statistics
 // when not yet binned).
 CALL () {
@@ -30,7 +31,7 @@ OPTIONAL MATCH (ds:FdStats {collection: d.collection, id: 'document:' + CASE
 OPTIONAL MATCH (a:SourceAuthority {source_type: d.source_type})
 RETURN collect({
   chunk_id: c.id, document_id: d.id, collection: d.collection,
-  title: coalesce(d.title, ''), text: c.text, n_tokens: c.n_tokens,
+  title: coalesce(d.title, ''), text: c.text, n_tokens: c.n_tokens, start: c.start, end: c.end,
   pages: coalesce(c.pages, []), ocr_confidence: c.ocr_confidence,
   source_type: coalesce(d.source_type, ''), a_source: coalesce(a.a_source, 1.0), a_max: a_max,
   chunk: {fd_raw: coalesce(c.fd_raw, 0.0), n_tokens: c.n_tokens, n_claims: coalesce(c.n_claims, 0),

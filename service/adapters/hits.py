@@ -35,7 +35,9 @@ def run(
 
 
 def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
-    """JSON-ready metadata of a hit: where it is, its score and how it was made (``paths``:
+    """JSON-ready metadata of a hit: where it is (its document, its chunk, the chunk's
+    character span and pages, and ``citation``, all of that as one line), its score and how it
+    was made (``paths``:
     each path's raw and normalised score, rank and contribution; ``signals`` in multisignal
     mode; ``priors``; ``fd``), the entities the query named and the chunks expansion reached
     from it (``supporting``, each with its link path and inherited score)."""
@@ -45,6 +47,10 @@ def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
         "document_id": hit.document_id,
         "chunk_id": hit.chunk_id,
         "title": hit.title,
+        "start": hit.start,
+        "end": hit.end,
+        "pages": hit.pages,
+        "citation": hit.citation(),
         "rank": hit.rank,
         "score": hit.score,
         "n_tokens": hit.n_tokens,

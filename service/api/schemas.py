@@ -182,7 +182,8 @@ class ChunkOut(BaseModel):
     n_tokens: int
     heading_slugs: list[str] = Field(default_factory=list)
     pages: list[int] = Field(
-        default_factory=list, description="The page numbers its text covers (PDF, TIFF)."
+        default_factory=list,
+        description="The page numbers its text covers (PDF, scans, Word files with page breaks).",
     )
     ocr_confidence: float | None = Field(
         None, description="The mean confidence of the OCR that read its pages, in [0, 1]."

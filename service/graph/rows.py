@@ -296,6 +296,8 @@ class HydratedChunk(TypedDict):
     title: str
     text: str
     n_tokens: int
+    start: int | None
+    end: int | None
     pages: list[int]
     ocr_confidence: float | None
     source_type: str

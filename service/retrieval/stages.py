@@ -487,6 +487,8 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
                 title=detail["title"] if detail else "",
                 text=detail["text"] if detail else "",
                 n_tokens=detail["n_tokens"] if detail else 0,
+                start=detail["start"] if detail else None,
+                end=detail["end"] if detail else None,
                 pages=detail["pages"] if detail else [],
                 ocr_confidence=detail["ocr_confidence"] if detail else None,
                 paths=hit.paths,
@@ -504,8 +506,8 @@ def _local(key: str) -> str:
 
 
 def _hydrated(supporting: Supporting, detail: HydratedChunk | None) -> Supporting:
-    """A supporting chunk with its title, text and its document's length, its ids those within
-    its collection."""
+    """A supporting chunk with its title, text, span, pages and its document's length, its ids
+    those within its collection."""
     path = [
         hop.model_copy(
             update={
@@ -525,6 +527,9 @@ def _hydrated(supporting: Supporting, detail: HydratedChunk | None) -> Supportin
         update |= {
             "title": detail["title"],
             "text": detail["text"],
+            "start": detail["start"],
+            "end": detail["end"],
+            "pages": detail["pages"],
             "document_tokens": detail["document"]["n_tokens"] or 0,
         }
     return supporting.model_copy(update=update)

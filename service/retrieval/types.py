@@ -1067,6 +1067,9 @@ class Supporting(BaseModel):
     title: str = ""
     text: str = ""
     n_tokens: int
+    start: int | None = Field(None, description="As a hit's: where its text begins.")
+    end: int | None = Field(None, description="As a hit's: where its text ends.")
+    pages: list[int] = Field(default_factory=list, description="As a hit's: its pages.")
     document_tokens: int = Field(
         0, description="The whole length of the document it belongs to (set by the hydration)."
     )
@@ -1142,10 +1145,20 @@ class Hit(BaseModel):
     title: str
     text: str
     n_tokens: int
+    start: int | None = Field(
+        None,
+        description="Where the chunk's text begins in its document's normalised text (the "
+        "text `GET /documents/{id}` rebuilds from its chunks), a character offset; None for a "
+        "chunk written without one.",
+    )
+    end: int | None = Field(
+        None, description="Where the chunk's text ends (exclusive): `text` is [start, end)."
+    )
     pages: list[int] = Field(
         default_factory=list,
-        description="The pages of its document the chunk's text stands on (PDF, TIFF, image), "
-        "to cite as `document, page N`; empty for formats without pages.",
+        description="The pages of its document the chunk's text stands on (PDF, scans, Word "
+        "files with page breaks), to cite as `document, page N`: one page, or two where a "
+        "sentence runs across a page break; empty for formats without pages.",
     )
     ocr_confidence: float | None = Field(
         None, description="How sure OCR was of the text, in [0, 1]; None: it was not scanned."
@@ -1167,13 +1180,16 @@ class Hit(BaseModel):
     )
 
     def citation(self) -> str:
-        """Where the text stands: ``reports/1978.pdf, page 2`` (``pages 2–3``), or the
-        document's id for formats without pages."""
-        if not self.pages:
-            return self.document_id
-        first, last = min(self.pages), max(self.pages)
-        where = f"page {first}" if first == last else f"pages {first}–{last}"
-        return f"{self.document_id}, {where}"
+        """Where the text stands: ``reports/1978.pdf, page 2, characters 812–1034`` (``pages
+        2–3``), without the page for formats without pages and without the characters for a
+        chunk written without its span."""
+        where = [self.document_id]
+        if self.pages:
+            first, last = min(self.pages), max(self.pages)
+            where.append(f"page {first}" if first == last else f"pages {first}–{last}")
+        if self.start is not None and self.end is not None:
+            where.append(f"characters {self.start}–{self.end}")
+        return ", ".join(where)
 
 
 class StageTiming(BaseModel):

@@ -48,6 +48,8 @@ def direct(library: Library) -> SearchResult:
 def assert_carries_the_breakdown(metadata: dict[str, Any], direct: SearchResult) -> None:
     hit = direct.hits[0]
     assert metadata["document_id"] == FOUNDING and metadata["chunk_id"] == hit.chunk_id
+    assert hit.start is not None and (metadata["start"], metadata["end"]) == (hit.start, hit.end)
+    assert metadata["citation"] == f"{FOUNDING}, characters {hit.start}–{hit.end}"
     assert metadata["score"] == pytest.approx(hit.score)
     assert set(metadata["paths"]) == set(hit.paths) and {"dense", "doc_bm25"} <= set(hit.paths)
     for name, path in hit.paths.items():

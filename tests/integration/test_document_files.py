@@ -23,11 +23,17 @@ from anchorgraph.retrieval.types import Hit
 from anchorgraph.runtime import Runtime
 from anchorgraph.settings import Settings
 from benchmarks.document_files import (
+    ACROSS_PAGES,
+    BROKEN_PAGES,
+    FACTS,
     LEDGER_URL,
     REGISTER_URL,
+    REPORT_PAGES,
+    RUNNING_HEADER,
     letter_image,
     pdf_of_pages,
     png,
+    running_pdf,
     two_page_pdf,
     word_report,
 )
@@ -80,9 +86,32 @@ def test_a_pdf_upload_keeps_its_pages_and_hits_cite_them(client: TestClient) -> 
         assert top["document_id"] == "reports/1978.pdf"
         assert top["pages"] == [page], (query, top)
         assert top["pages"] == pages_of[top["chunk_id"]]  # as stored on the chunk
-        assert Hit.model_validate(top).citation() == f"reports/1978.pdf, page {page}"
+        span = f"characters {top['start']}–{top['end']}"
+        assert Hit.model_validate(top).citation() == f"reports/1978.pdf, page {page}, {span}"
     both = Hit.model_validate({**top, "pages": [1, 2]})
-    assert both.citation() == "reports/1978.pdf, pages 1–2"
+    assert both.citation() == f"reports/1978.pdf, pages 1–2, {span}"
+
+
+def test_each_fact_of_a_paged_pdf_cites_its_own_page_and_span(client: TestClient) -> None:
+    """A fact a page, under a running header and above a running footer: each search hit names
+    the page and the characters of its own text, and no chunk holds a header or footer."""
+    for name, pages in (("reports/1978.pdf", REPORT_PAGES), ("reports/roof.pdf", BROKEN_PAGES)):
+        assert upload(client, name, running_pdf(pages), PDF_TYPE).status_code == 201
+    chunks = {
+        name: {chunk["id"]: chunk for chunk in client.get(f"/documents/{name}").json()["chunks"]}
+        for name in ("reports/1978.pdf", "reports/roof.pdf")
+    }
+    for chunk in [*chunks["reports/1978.pdf"].values(), *chunks["reports/roof.pdf"].values()]:
+        assert RUNNING_HEADER not in chunk["text"] and "page" not in chunk["text"], chunk
+    cited = [(fact, "reports/1978.pdf", [n]) for n, fact in enumerate(FACTS, start=1)]
+    for sentence, name, pages in [*cited, (ACROSS_PAGES, "reports/roof.pdf", [1, 2])]:
+        answer = client.post("/search", json={"query": sentence, "mode": "bm25", "k": 1}).json()
+        (hit,) = answer["hits"]
+        assert (hit["document_id"], hit["pages"]) == (name, pages), (sentence, hit)
+        stored = chunks[name][hit["chunk_id"]]
+        assert (hit["start"], hit["end"]) == (stored["start"], stored["end"])
+        assert hit["end"] - hit["start"] == len(hit["text"])
+        assert sentence in " ".join(hit["text"].split())  # the sentence across pages, whole
 
 
 def test_only_a_file_part_is_read_as_a_binary_format(client: TestClient) -> None:

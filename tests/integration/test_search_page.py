@@ -104,6 +104,7 @@ def search(page: Any, query: str) -> list[dict[str, Any]]:
                 s => s.getBoundingClientRect().width),
             marks: [...hit.querySelectorAll(':scope > .text mark')].map(m => m.textContent),
             link: hit.querySelector(':scope > .actions .browser-link').href,
+            where: hit.querySelector(':scope > .where').textContent,
         }))""",
     )
 
@@ -153,6 +154,20 @@ def test_a_search_shows_hits_whose_bars_add_up_to_the_score(page: Any) -> None:
     # The page sends what it shows: the same ranking as the API gives for the same request.
     body = page.evaluate("JSON.stringify(request())")
     assert '"explain":true' in body and '"k":10' in body
+
+
+def test_a_hit_shows_where_its_text_stands(page: Any, api: str) -> None:
+    (hit, *_) = search(page, INCIDENT)
+    body = {"query": INCIDENT, "k": 1, "explain": True}
+    (answer,) = httpx.post(f"{api}/search", json=body).json()["hits"]
+    assert answer["chunk_id"] == hit["chunk"] and answer["pages"] == []  # Markdown: no pages
+    assert hit["where"] == (
+        f"default · {hit['chunk']} · characters {answer['start']}–{answer['end']} · "
+        f"{answer['n_tokens']} tokens"
+    )
+    # A paged document's hit names its page, or both pages of a sentence across a break.
+    assert page.evaluate("pagesCited({pages: [2]})") == " · page 2"
+    assert page.evaluate("pagesCited({pages: [3, 4]})") == " · pages 3–4"
 
 
 def test_changing_the_mode_and_top_k(page: Any) -> None:

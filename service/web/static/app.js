@@ -260,6 +260,17 @@ function fdBadge(fd) {
     `FD* ${shown ?? "–"}`, el("small", {}, `rescaled ${fixed(fd.rescaled, 2)}`));
 }
 
+// Where a hit's text stands, as the command line cites it: its page(s), its characters.
+function pagesCited(hit) {
+  if (!hit.pages.length) return "";
+  const first = Math.min(...hit.pages), last = Math.max(...hit.pages);
+  return first === last ? ` · page ${first}` : ` · pages ${first}–${last}`;
+}
+
+function spanCited(hit) {
+  return hit.start === null || hit.end === null ? "" : ` · characters ${hit.start}–${hit.end}`;
+}
+
 function renderHit(hit, result, terms, top) {
   const level = result.level;
   const fd = hit.fd;
@@ -271,7 +282,7 @@ function renderHit(hit, result, terms, top) {
       el("h2", {}, hit.title || hit.document_id),
       ...badges,
       el("span", { className: "score", title: "score" }, fixed(hit.score, 4))),
-    el("div", { className: "where" }, el("span", { className: "collection" }, hit.collection), ` · ${hit.chunk_id} · ${hit.n_tokens} tokens`),
+    el("div", { className: "where" }, el("span", { className: "collection" }, hit.collection), ` · ${hit.chunk_id}${pagesCited(hit)}${spanCited(hit)} · ${hit.n_tokens} tokens`),
     ...breakdown(hit, top),
     el("p", { className: "text" }, highlighted(hit.text, terms)),
     el("div", { className: "actions" },

@@ -1,7 +1,8 @@
 """The readers of documents as archives keep them: PDF (pages, outline, links), Word (headings,
 tables, hyperlinks), scans through Tesseract (PNG, TIFF, PDF pages without a text layer), web
-pages without their furniture, and tables with their header on every row; and the files they
-refuse: corrupt, encrypted, empty, too large, too many pages, a scan without Tesseract.
+pages without their furniture, and tables with their header on every row; the pages of PDF,
+Word and scans chunked page by page without their running headers and footers; and the files
+they refuse: corrupt, encrypted, empty, too large, too many pages, a scan without Tesseract.
 
 Every file is made here by the library that writes that format (tests/documents.py).
 """
@@ -22,20 +23,28 @@ from anchorgraph.errors import (
 )
 from anchorgraph.loaders.chunking import chunk_document
 from anchorgraph.loaders.files import FileReading
-from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.model import Chunk, SourceDocument
 from anchorgraph.loaders.ocr import Tesseract
 from anchorgraph.loaders.read import Skipped, read_bytes, read_path
 from anchorgraph.text.normalise import normalise_text
 from benchmarks.document_files import (
+    ACROSS_PAGES,
+    BROKEN_PAGES,
+    FACTS,
     LEDGER_URL,
     LETTER,
     MUSEUM_PAGE,
     REGISTER_URL,
+    REPORT_PAGES,
+    RUNNING_HEADER,
     letter_image,
     pdf_of_pages,
     png,
+    running_pdf,
+    running_scan,
     tiff,
     two_page_pdf,
+    word_pages,
     word_report,
 )
 
@@ -99,15 +108,15 @@ def test_pdf_chunks_know_their_pages() -> None:
     assert len(chunks) >= 3
     second_page = doc.pages[1].start
     for chunk in chunks:
-        expected = (1,) * (chunk.start < second_page) + (2,) * (chunk.end > second_page)
+        expected = (1,) if chunk.end <= second_page else (2,)
         assert chunk.pages == expected, chunk
-    assert (1, 2) in [chunk.pages for chunk in chunks]  # a window across the page break
     (visitors,) = [chunk for chunk in chunks if "41,000" in chunk.text]
     assert visitors.pages == (2,)
     (tarsila,) = [chunk for chunk in chunks if "Tarsila" in chunk.text]
     assert tarsila.pages == (1,)
-    whole = chunk_document(doc, lambda text: len(text.split()), target_tokens=500, overlap=0.0)
-    assert [chunk.pages for chunk in whole] == [(1, 2)]
+    # A window that would hold both pages ends at the page break.
+    whole = chunk_document(doc, lambda text: len(text.split()), target_tokens=500, overlap=0.2)
+    assert [chunk.pages for chunk in whole] == [(1,), (2,)]
 
 
 @needs_tesseract
@@ -131,6 +140,77 @@ def test_pdf_of_blank_pages_has_no_text_and_needs_no_ocr() -> None:
     without = FileReading(ocr=Tesseract(command="/nonexistent/tesseract"))
     with pytest.raises(InvalidInput, match="no text"):
         read(pdf_of_pages(None, None), "blank.pdf", "pdf", without)
+
+
+# --- pages: each chunk on its own page, without running headers and footers ---------------------
+def chunks_of(doc: SourceDocument, target_tokens: int) -> list[Chunk]:
+    return chunk_document(
+        doc, lambda text: len(text.split()), target_tokens=target_tokens, overlap=0.2
+    )
+
+
+def holding(chunks: list[Chunk], sentence: str) -> Chunk:
+    """The one chunk that holds ``sentence`` whole (its line breaks as spaces)."""
+    (chunk,) = [chunk for chunk in chunks if sentence in " ".join(chunk.text.split())]
+    return chunk
+
+
+def assert_no_running_lines(doc: SourceDocument) -> None:
+    assert RUNNING_HEADER not in doc.text and "page" not in doc.text, doc.text
+
+
+def assert_a_fact_a_page(doc: SourceDocument) -> None:
+    """Each page a fact: with room for them all in one chunk, still a chunk a page."""
+    assert [page.number for page in doc.pages] == [1, 2, 3, 4]
+    chunks = chunks_of(doc, target_tokens=500)
+    assert [chunk.pages for chunk in chunks] == [(1,), (2,), (3,), (4,)]
+    for number, fact in enumerate(FACTS, start=1):
+        assert holding(chunks, fact).pages == (number,)
+
+
+def assert_the_sentence_across_pages_is_whole(doc: SourceDocument) -> None:
+    """The sentence the first page began and the second ended is in one chunk, which cites both;
+    the chunks before and after it cite their own page."""
+    chunks = chunks_of(doc, target_tokens=14)  # room for one sentence of the two pages
+    assert holding(chunks, FACTS[0]).pages == (1,)
+    assert holding(chunks, ACROSS_PAGES).pages == (1, 2)
+    assert holding(chunks, FACTS[1]).pages == (2,)
+    # With room for everything, the sentence still ends the chunk that covers two pages.
+    whole = chunks_of(doc, target_tokens=500)
+    assert [chunk.pages for chunk in whole] == [(1, 2), (2,)]
+    assert holding(whole, ACROSS_PAGES) == whole[0] and holding(whole, FACTS[1]) == whole[1]
+
+
+def test_a_paged_pdf_is_chunked_page_by_page_without_its_running_lines() -> None:
+    doc = read(running_pdf(REPORT_PAGES), "reports/1978.pdf", "pdf")
+    assert_spans_hold(doc)
+    assert_no_running_lines(doc)
+    assert_a_fact_a_page(doc)
+    across = read(running_pdf(BROKEN_PAGES), "reports/roof.pdf", "pdf")
+    assert_no_running_lines(across)
+    assert_the_sentence_across_pages_is_whole(across)
+
+
+@pytest.mark.parametrize("laid_out", [False, True], ids=["as written", "as Word laid it out"])
+def test_a_word_file_has_the_pages_its_breaks_state(laid_out: bool) -> None:
+    # Written by a program, its pages are the author's breaks (a section break, page breaks);
+    # laid out by Word, Word's own, which follow the author's without counting them twice.
+    doc = read(word_pages(REPORT_PAGES, laid_out=laid_out), "reports/1978.docx", "docx")
+    assert_spans_hold(doc)
+    assert RUNNING_HEADER not in doc.text  # a Word header is not in the body
+    assert_a_fact_a_page(doc)
+    across = read(word_pages(BROKEN_PAGES, laid_out=laid_out), "reports/roof.docx", "docx")
+    assert_spans_hold(across)
+    assert_the_sentence_across_pages_is_whole(across)
+
+
+@needs_tesseract
+def test_a_scan_is_chunked_page_by_page_without_its_running_lines() -> None:
+    doc = read(tiff(*running_scan(BROKEN_PAGES)), "reports/roof.tif", "image")
+    assert_spans_hold(doc)
+    assert_no_running_lines(doc)
+    assert [page.number for page in doc.pages] == [1, 2]
+    assert_the_sentence_across_pages_is_whole(doc)
 
 
 # --- scans --------------------------------------------------------------------------------------

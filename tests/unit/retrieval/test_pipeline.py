@@ -68,6 +68,8 @@ class RecordedGraph:
                     "title": f"title of {c.partition('/')[2]}",
                     "text": f"text of {c}",
                     "n_tokens": 7,
+                    "start": 0,
+                    "end": len(f"text of {c}"),
                     "pages": [],
                     "ocr_confidence": None,
                     "source_type": "",
