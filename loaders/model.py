@@ -32,8 +32,9 @@ class Heading:
 
 @dataclass(frozen=True)
 class Page:
-    """Where a page of a paginated file (PDF, TIFF) begins in the normalised text; it runs to
-    the next page's start, so a chunk knows the pages it covers and a hit can cite them."""
+    """Where a page of a paged file (PDF, scan, a Word file with page breaks) begins in the
+    normalised text; it runs to the next page's start, so a chunk knows the pages it covers and
+    a hit can cite them."""
 
     number: int  # 1-based, as a reader would cite it
     start: int
@@ -103,7 +104,9 @@ class Chunk:
     n_tokens: int
     heading_slugs: tuple[str, ...] = ()  # headings that start inside this chunk
     links: tuple[ChunkLink, ...] = ()
-    pages: tuple[int, ...] = ()  # the page numbers its text covers (paginated files only)
+    # The page numbers its text covers (paged files only): one, or two for a sentence across a
+    # page break.
+    pages: tuple[int, ...] = ()
     ocr_confidence: float | None = None  # the mean of its OCR-read pages' confidences
 
 
