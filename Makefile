@@ -80,7 +80,7 @@ run: setup
 # ingest once). `make test TEST_WORKERS=0` runs in this process, as an external
 # ANCHORGRAPH_NEO4J_URI requires (the workers would wipe each other's graph).
 TEST_WORKERS ?= 2
-test: setup $(CHROMIUM) $(OCR_DATA) check
+test: setup $(CHROMIUM) $(OCR_DATA) $(WEED) check
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The suite as a contributor runs it: the committed HEAD cloned into a temporary folder, with no
@@ -99,7 +99,7 @@ check: $(STAMP) $(LINKS)
 lint: check
 
 # The fast lane: everything that loads no embedding model and no spaCy pipeline.
-fast: setup $(CHROMIUM) $(OCR_DATA)
+fast: setup $(CHROMIUM) $(OCR_DATA) $(WEED)
 	$(BIN)/python -m pytest -m "not slow"
 
 clean:

@@ -100,10 +100,10 @@ class SeaweedFS:
             config.write_text(json.dumps(_identities(self.identities)))
             command.append(f"-s3.config={config}")
         environment = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-        log = (self.home / "weed.log").open("wb")
-        self.process = subprocess.Popen(
-            command, cwd=self.home, env=environment, stdout=log, stderr=subprocess.STDOUT
-        )
+        with (self.home / "weed.log").open("wb") as log:  # the process keeps its own copy
+            self.process = subprocess.Popen(
+                command, cwd=self.home, env=environment, stdout=log, stderr=subprocess.STDOUT
+            )
         self._wait_until_serving()
         return self
 
