@@ -256,7 +256,7 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             "confidence_exponent",
         }:
             options[key] = float(value)
-        elif key in {"fd_rerank", "expand", "expand_rank", "bridge"}:
+        elif key in {"fd_rerank", "expand", "expand_rank", "bridge", "bridge_beside_links"}:
             options[key] = _flag(value)
         elif key in {"expand_depth", "expand_per_hit", "expand_tokens", "bridge_max_mentions"}:
             options[key] = int(value)

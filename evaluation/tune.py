@@ -56,6 +56,7 @@ from anchorgraph.engine import (
     Candidate,
     DetectedEntity,
     DocumentSignalsRow,
+    ExpandOptions,
     FeedbackOptions,
     Fusion,
     FusionOptions,
@@ -230,7 +231,8 @@ class Config:
 
     def search_options(self, query: str = "replay", k: int = 10) -> SearchOptions:
         """The search this setting stands for. No feedback: the ``feedback`` replay moves the
-        cached candidates itself."""
+        cached candidates itself; no expansion: the replay is of the fusion, the graph's hops
+        are not cached."""
         return SearchOptions(
             query=query,
             mode=self.mode,
@@ -247,6 +249,7 @@ class Config:
             ),
             signal_weights=self.signal_weights,
             feedback=FeedbackOptions(documents=0),
+            expand=ExpandOptions(links=False, bridges=False),
         )
 
     def spec(self) -> str:
@@ -267,6 +270,7 @@ class Config:
             parts.append("signal_weights=" + "+".join(f"{n}:{w:g}" for n, w in signals.items()))
         else:
             parts.append("feedback=0")  # a hybrid document-level search has it on by default
+        parts.append("expand=0;bridge=0")  # on by default (default-v4)
         return f"{self.mode}@" + ";".join(parts)
 
 

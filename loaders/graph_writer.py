@@ -147,7 +147,7 @@ def write_documents(
             if rows.entities
             else None
         )
-        _run_rows(tx, Query.CREATE_MENTIONS, {"mentions": rows.mentions})
+        _run_rows(tx, Query.CREATE_MENTIONS, {"mentions": rows.mentions}, scope)
         _run_rows(tx, Query.CREATE_TRIPLES, {"triples": rows.triples}, scope)
         _run_rows(tx, Query.CREATE_LINKS, {"links": rows.links}, scope)
         _run_rows(tx, Query.RESOLVE_UNRESOLVED, {"documents": rows.arrivals}, scope)

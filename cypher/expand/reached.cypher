@@ -5,9 +5,10 @@
 //   document's chunk most similar to the anchor context (ties: the smaller id); its validation
 //   is 2·cos − 1 of the landing chunk and the anchor context.
 // - an entity bridge (kind 'entity', with $entities), out of those $sources none of whose level-1
-//   links has a validation of at least $threshold (the expansion follows a chunk's bridges only
-//   where none of its links is valid; reading them for the others was a third of the bridges
-//   read on MuSiQue dev, docs/benchmarks.md "Entity bridges"): an entity the chunk
+//   links has a validation of at least $threshold, or out of every one with $beside_links (the
+//   expansion follows a chunk's bridges only where none of its links is valid unless told
+//   otherwise; reading them for the others was a third of the bridges read on MuSiQue dev,
+//   docs/benchmarks.md "Entity bridges"): an entity the chunk
 //   MENTIONS that at most $max_mentions chunks mention (a specific one: common entities never
 //   bridge), to another document's chunk that mentions it too; its validation is 2·cos − 1 of
 //   the landing chunk and the chunk the bridge leaves (the context the entity was named in). Of
@@ -36,7 +37,8 @@
 // dev500. The hops may include some the registry will not use (a chunk two hits reach);
 // service/retrieval/expansion.py decides which count.
 // Parameters: $sources (chunk ids), $depth (1..3), $threshold and $bridge_threshold
-// (validations, -1..1), $links and $entities (booleans: the hop kinds followed), $max_mentions
+// (validations, -1..1), $links and $entities (booleans: the hop kinds followed), $beside_links
+// (boolean: bridges also out of chunks with a valid link), $max_mentions
 // and $fanout (integers), $vector (the query's embedding).
 // Returns: one row, sources: a list with an entry per chunk a hop leaves, by its id (one list
 // rather than a row per chunk: replayed with the 500 HotpotQA dev500 and 162 MuSiQue dev
@@ -88,8 +90,9 @@ WITH a_max, reduce(levels = [], depth IN range(1, $depth) |
       2 * vector.similarity.cosine(edge.landing.embedding, edge.link.context_embedding) - 1}]]
 ) AS levels
 CALL (levels) {
-  UNWIND CASE WHEN $entities THEN [source_id IN $sources WHERE none(link IN levels[0]
-    WHERE link.source.id = source_id AND link.validation >= $threshold)] ELSE [] END AS source_id
+  UNWIND CASE WHEN $entities THEN [source_id IN $sources WHERE $beside_links OR none(
+    link IN levels[0] WHERE link.source.id = source_id AND link.validation >= $threshold)]
+    ELSE [] END AS source_id
   MATCH (s:Chunk {id: source_id})
   WITH s, s.embedding AS left
   MATCH (s)-[:MENTIONS]->(e:Entity)

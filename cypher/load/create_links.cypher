@@ -7,6 +7,10 @@
 // Parameters: $collection, $links (list of {chunk_id, target (the target's key), uri (the
 // target as written, for a match on a document's uri), fragment, href, anchor_text, context,
 // context_embedding (list of floats, or null)}). Returns: nothing.
+// The collection is marked as having links (has_links) once one with an anchor context is
+// written: only those can be followed (expand/reached.cypher), and a search of collections
+// without any skips the expansion's read of links (service/retrieval/expansion.py). A delete
+// leaves the mark: a collection that lost its last link reads nothing in one more round trip.
 UNWIND $links AS row
 MATCH (c:Chunk {id: row.chunk_id})
 OPTIONAL CALL (row) {
@@ -38,4 +42,7 @@ CREATE (c)-[link:LINKS_TO {
 }]->(linked)
 WITH link, row
 WHERE row.context_embedding IS NOT NULL
-CALL db.create.setRelationshipVectorProperty(link, 'context_embedding', row.context_embedding);
+CALL db.create.setRelationshipVectorProperty(link, 'context_embedding', row.context_embedding)
+WITH DISTINCT true AS written
+MATCH (collection:Collection {name: $collection})
+SET collection.has_links = true;

@@ -4,11 +4,13 @@
 // document and chunk counts and its FD* bin statistics, which they add to
 // (count_collection.cypher, fd/count_documents.cypher), never lose an update; writes into other
 // collections do not wait. A new collection is marked as having its entities' keys without
-// accents, which ingestion writes (nothing for upgrade/unkeyed_collections.cypher to do).
+// accents, which ingestion writes (nothing for upgrade/unkeyed_collections.cypher to do), and
+// as holding no link or mention yet (create_links.cypher and create_mentions.cypher mark the
+// first; a search's expansion reads neither where there are none, retrieval/expansion.py).
 // Parameters: $collection (a valid name, service/scope.py), $shard (for a new collection).
 // Returns: shard (the collection's; null for one written before shards, not upgraded yet).
 MERGE (c:Collection {name: $collection})
 ON CREATE SET c.created = datetime(), c.documents = 0, c.chunks = 0, c.shard = $shard,
-              c.accent_keys = true
+              c.accent_keys = true, c.has_links = false, c.has_mentions = false
 SET c.writing = true
 RETURN c.shard AS shard;

@@ -23,8 +23,9 @@ from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
 from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
-    DOCUMENT_PATH_WEIGHTS,
     DOCUMENT_PATHS,
+    DOCUMENT_PATH_WEIGHTS,
+    ExpandOptions,
     Mode,
     SearchOptions,
     SignalWeightsIn,
@@ -53,6 +54,10 @@ class PageConfig(BaseModel):
     )
     document_paths: list[str] = Field(description="Paths only document-level searches run.")
     signal_weights: dict[str, float] = Field(description="Multisignal weights, the defaults.")
+    expand: dict[str, bool] = Field(
+        description="The expansion's parts a search runs unless told (links, bridges): the "
+        "page's boxes start so."
+    )
     browser_url: str | None = Field(
         description="Neo4j Browser of the project's own server; None for a server given by "
         "URI (the page then assumes Browser on port 7474 of the page's host)."
@@ -105,6 +110,7 @@ def config(runtime: RuntimeDep) -> PageConfig:
         },
         document_paths=sorted(str(path) for path in DOCUMENT_PATHS),
         signal_weights=SignalWeightsIn().model_dump(),
+        expand=ExpandOptions().model_dump(include={"links", "bridges"}),
         browser_url=runtime.settings.browser_url,
         neighbourhood_cypher=cypher(Query.BROWSER_NEIGHBOURHOOD),
         max_query_chars=max_query_chars(),

@@ -118,6 +118,7 @@ class Query:
     UPGRADE_UNKEYED_COLLECTIONS = Statement("upgrade/unkeyed_collections", NameRow)
     UPGRADE_ACCENTED_ENTITIES = Statement("upgrade/accented_entities", AccentedEntityRow)
     UPGRADE_ADD_ALIAS_KEYS = Statement("upgrade/add_alias_keys", NoRow)
+    UPGRADE_GRAPH_MARKS = Statement("upgrade/graph_marks", NoRow)
     # load: ingestion writes (loaders/graph_writer.py)
     FREE_SHARD = Statement("load/free_shard", FreeShardRow)
     LOCK_COLLECTION = Statement("load/lock_collection", ShardRow)

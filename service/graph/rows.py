@@ -334,6 +334,8 @@ class CollectionSizeRow(TypedDict):
     shard: int | None
     languages: list[list[Any]]
     ranking: str | None
+    has_links: bool
+    has_mentions: bool
 
 
 class EntityDocumentsRow(TypedDict):

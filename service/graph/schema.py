@@ -17,7 +17,7 @@ from neo4j.exceptions import ClientError
 
 from anchorgraph.errors import IndexNotReady, InvalidInput, SchemaMissing
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.queries import SCHEMA, Query, statements
+from anchorgraph.graph.queries import SCHEMA, Query, cypher, statements
 from anchorgraph.graph.shards import SHARDS, shard_labels
 from anchorgraph.scope import DEFAULT_COLLECTION, local_id, scoped
 from anchorgraph.text.identifiers import alias_keys
@@ -104,8 +104,9 @@ def upgrade(graph: Graph) -> bool:
     its documents and everything they own join ``default`` (ids become its keys); constraints
     that made folders, tags and index terms unique across the whole graph are dropped
     (``apply_schema`` makes them unique per collection); collections without a shard get one,
-    each in turn; entities get their keys without accents (``entity_keys``). Idempotent;
-    returns whether anything needed upgrading."""
+    each in turn; entities get their keys without accents (``entity_keys``); collections are
+    marked as holding links and entity mentions or not (what a search's expansion reads).
+    Idempotent; returns whether anything needed upgrading (the marks aside)."""
     for statement in statements(Query.UPGRADE_DROP_GLOBAL_CONSTRAINTS):
         graph.run(statement)
     upgraded = needs_upgrade(graph)
@@ -122,6 +123,7 @@ def upgrade(graph: Graph) -> bool:
     for row in graph.read(Query.UPGRADE_UNKEYED_COLLECTIONS):
         _add_accent_keys(graph, row["name"])
         upgraded = True
+    graph.run(cypher(Query.UPGRADE_GRAPH_MARKS))
     return upgraded
 
 

@@ -49,6 +49,8 @@ class CollectionSizes:
                 None
                 if row["ranking"] is None
                 else CollectionRanking.model_validate_json(row["ranking"]),
+                links=bool(row["has_links"]),
+                mentions=bool(row["has_mentions"]),
             )
             for row in rows
         }
@@ -111,4 +113,6 @@ def search_scope(
         shard_chunks=sum(size.chunks for size in sizes.values() if size.shard in shards),
         languages=frozenset().union(*(sizes[name].languages for name in names if name in sizes)),
         ranking=sizes[names[0]].ranking if len(names) == 1 and names[0] in sizes else None,
+        links=any(sizes[name].links for name in names if name in sizes),
+        mentions=any(sizes[name].mentions for name in names if name in sizes),
     )

@@ -12,8 +12,9 @@ and attach them to their hit. Two kinds of hop, read together:
   (``mention_bound``: a person, a work, a place named in a few passages; "United States" in
   hundreds never bridges). A bridge's validation is 2·cos − 1 between the landing chunk and the
   chunk it leaves (the context the entity was named in). Of several entities joining the same
-  two chunks, the rarest names the hop. A chunk bridges only where none of its links is valid:
-  the author's own links come first, and where they exist bridges crowded them out. Bridges
+  two chunks, the rarest names the hop. A chunk bridges only where none of its links is valid
+  (unless ``expand.bridges_beside_links``): the author's own links come first, and where they
+  exist bridges crowded them out. Bridges
   leave the hits only, and a bridge's landing is a leaf (``reached.cypher`` says why).
 
 From each hit's chunk the hops are followed depth-first, up to ``expand.depth`` hops away, with
@@ -53,7 +54,11 @@ The mention bound was chosen again on the tune parts of both sets with spaCy's e
 names by casing, searched afresh for each bound (12: "The mention bound re-chosen").
 
 The database is read once for the whole answer, whatever the depth, the kinds and the number of
-hits (``cypher/expand/reached.cypher`` computes the levels inside one statement).
+hits (``cypher/expand/reached.cypher`` computes the levels inside one statement), and not at all
+where the searched collections hold neither links nor entity mentions (``graph_parts``). Within
+a request's deadline (``ANCHORGRAPH_REQUEST_DEADLINE_S``) the read may take ``EXPANSION_SHARE`` of
+the time left: past that it is cut, and the search answers with its hits unexpanded and says so
+(``cut_short``), rather than not at all.
 """
 
 from __future__ import annotations
@@ -63,6 +68,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
+from anchorgraph.errors import DeadlineExceeded
+from anchorgraph.graph.deadline import Deadline, current, within
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import ReachedHop, ReachedSource
 from anchorgraph.retrieval.context import SearchRun
@@ -74,6 +81,7 @@ from anchorgraph.retrieval.types import (
     LinkHop,
     Ranked,
     Ranking,
+    Scope,
     SearchOptions,
     Supporting,
 )
@@ -81,6 +89,28 @@ from anchorgraph.retrieval.types import (
 # Bridges read per chunk, per supporting chunk a hit may have: some of the best will be taken by
 # another hit (the registry) or fail the token budget.
 BRIDGE_FANOUT = 2
+# The share of a request's time left that the expansion's read may take: the hydration after it
+# (one read by ids) has the rest, so that a search whose expansion would overrun the deadline
+# still answers by it, unexpanded.
+EXPANSION_SHARE = 0.5
+
+
+def graph_parts(options: SearchOptions, scope: Scope) -> SearchOptions:
+    """``options`` without the parts of the expansion the searched collections give nothing to:
+    links where none holds a link, bridges where none holds an entity mention. Where neither is
+    left the stage does not run, and the search makes no round trip for it."""
+    expand = options.expand
+    links, bridges = expand.links and scope.links, expand.bridges and scope.mentions
+    if (links, bridges) == (expand.links, expand.bridges):
+        return options
+    update = {"links": links, "bridges": bridges}
+    return options.model_copy(update={"expand": expand.model_copy(update=update)})
+
+
+def expansion_deadline(request: Deadline | None) -> Deadline | None:
+    """The deadline of the expansion's read: ``EXPANSION_SHARE`` of the time ``request`` has
+    left (None without a request deadline: the library's searches have none)."""
+    return None if request is None else Deadline(EXPANSION_SHARE * request.remaining())
 
 
 def inherited_score(parent: float, anchor_fd: float, decay: float, fd_weight: float) -> float:
@@ -218,6 +248,7 @@ class Budget:
     fd_weight: float
     query_weight: float = 0.0
     bridge_threshold: float = DEFAULT_BRIDGE_THRESHOLD
+    bridges_beside_links: bool = False
 
     @classmethod
     def of(cls, options: SearchOptions) -> Budget:
@@ -230,6 +261,7 @@ class Budget:
             fd_weight=options.expand.fd_weight,
             query_weight=options.expand.query_weight,
             bridge_threshold=options.expand.bridge_threshold,
+            bridges_beside_links=options.expand.bridges_beside_links,
         )
 
     def valid(self, edge: Edge) -> bool:
@@ -289,8 +321,10 @@ def expand(
 
 
 def _hops(edges: Sequence[Edge], budget: Budget) -> Sequence[Edge]:
-    """A chunk's hops to try: its bridges only where none of its links is valid (module
-    docstring)."""
+    """A chunk's hops to try: its bridges only where none of its links is valid, unless the
+    budget bridges beside links (module docstring)."""
+    if budget.bridges_beside_links:
+        return edges
     if any(edge.kind == "link" and budget.valid(edge) for edge in edges):
         return [edge for edge in edges if edge.kind == "link"]
     return edges
@@ -328,20 +362,23 @@ class Expand:
         budget = Budget.of(options)
         seeds = ranking.hits[: options.expand.top]
         sources = list(dict.fromkeys(hit.chunk_id for hit in seeds))
-        (reached,) = run.trace.read(
-            Query.EXPAND_REACHED,
-            {
-                "sources": sources,
-                "depth": budget.depth,
-                "threshold": budget.threshold,
-                "bridge_threshold": options.expand.bridge_threshold,
-                "links": options.expand.links,
-                "entities": options.expand.bridges,
-                "max_mentions": mention_bound(options.expand.bridge_max_mentions, run.scope.chunks),
-                "fanout": BRIDGE_FANOUT * budget.per_hit,
-                "vector": ranking.query.vector,
-            },
-        )
+        parameters = {
+            "sources": sources,
+            "depth": budget.depth,
+            "threshold": budget.threshold,
+            "bridge_threshold": options.expand.bridge_threshold,
+            "links": options.expand.links,
+            "entities": options.expand.bridges,
+            "beside_links": budget.bridges_beside_links,
+            "max_mentions": mention_bound(options.expand.bridge_max_mentions, run.scope.chunks),
+            "fanout": BRIDGE_FANOUT * budget.per_hit,
+            "vector": ranking.query.vector,
+        }
+        try:
+            with within(expansion_deadline(current())):
+                (reached,) = run.trace.read(Query.EXPAND_REACHED, parameters)
+        except DeadlineExceeded:  # the hits as they are, by the request's deadline
+            return replace(ranking, cut_short=(*ranking.cut_short, self.name))
         edges = Edge.all_of(reached["sources"], run.scope.chunks)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]

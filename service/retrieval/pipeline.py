@@ -13,7 +13,7 @@ import time
 
 from anchorgraph.retrieval.context import RankingStage, SearchContext, SearchRun, Trace
 from anchorgraph.retrieval.density import FdRerank
-from anchorgraph.retrieval.expansion import Expand
+from anchorgraph.retrieval.expansion import Expand, graph_parts
 from anchorgraph.retrieval.fd_read import level_of
 from anchorgraph.retrieval.priors import FusedPriors
 from anchorgraph.retrieval.stages import (
@@ -59,6 +59,7 @@ def search(
     trace = Trace(context.graph)
     retrieved = retrieve(context, options, trace, access)
     ranking_used, options = ranking_for(options, retrieved.scope)
+    options = graph_parts(options, retrieved.scope)
     run = SearchRun(context, options, trace, retrieved.scope)
     with trace.stage("fuse"):
         ranking = fuse_candidates(retrieved, options)
@@ -84,6 +85,7 @@ def search(
         candidates={str(path): len(candidates) for path, candidates in ranking.found.items()},
         feedback_documents=[local_id(key) for key in ranking.feedback_documents],
         tokens=token_account(hits) if options.expand.active else None,
+        cut_short=list(ranking.cut_short),
         timings=trace.timings,
         round_trips=trace.round_trips,
         total_ms=round((time.perf_counter() - started) * 1000, 3),

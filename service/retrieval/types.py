@@ -116,7 +116,7 @@ DEFAULT_DOCUMENT_FUSION = Fusion.FLOOR_SUM
 
 # The name a search's answer gives the ranking it used when that is the defaults above; a
 # collection's own weights (``anchorgraph tune``) are named by the collection.
-DEFAULT_RANKING = "default-v3"
+DEFAULT_RANKING = "default-v4"
 
 
 class LevelFit(BaseModel):
@@ -432,15 +432,17 @@ class ExpandOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     links: Flag = Field(
-        False,
+        True,
         description="Follow the top hits' hyperlinks (LINKS_TO) and attach the linked chunks "
-        "that the anchor context validates, each with its link path and inherited score.",
+        "that the anchor context validates, each with its link path and inherited score. "
+        "Skipped where the searched collections hold no link.",
     )
     bridges: Flag = Field(
-        False,
+        True,
         description="Also hop through entities: from a chunk, through a specific entity it "
         "mentions, to another document's chunk mentioning it (where no link leads). With the "
-        "same depth, budgets and threshold; alone or beside links.",
+        "same depth, budgets and threshold; alone or beside links. Skipped where the searched "
+        "collections hold no entity mention.",
     )
     depth: Integer = Field(2, ge=1, le=3, description="Hops followed from a hit, at most.")
     top: Integer = Field(
@@ -490,8 +492,13 @@ class ExpandOptions(BaseModel):
         description="Only entities that at most this many chunks mention bridge: common ones "
         "join unrelated passages.",
     )
-    rank: Flag = Field(
+    bridges_beside_links: Flag = Field(
         False,
+        description="Bridge out of every hit, also those with a valid link. Default: a hit "
+        "bridges only where none of its links is valid (the author's links come first).",
+    )
+    rank: Flag = Field(
+        True,
         description="Put supporting chunks into the ranking itself, by their inherited score "
         "(for retrieval metrics), instead of only under their hit.",
     )
@@ -531,6 +538,7 @@ FLAT_NAMES: dict[str, tuple[str, str]] = {
     "expand_query_weight": ("expand", "query_weight"),
     "bridge_threshold": ("expand", "bridge_threshold"),
     "bridge_max_mentions": ("expand", "bridge_max_mentions"),
+    "bridge_beside_links": ("expand", "bridges_beside_links"),
     "expand_rank": ("expand", "rank"),
 }
 
@@ -815,6 +823,9 @@ class CollectionSize:
     shard: int | None = None
     languages: frozenset[Language] = frozenset({Language.ENGLISH})  # of its documents
     ranking: CollectionRanking | None = None  # its own weights (anchorgraph tune)
+    # Whether it holds links an expansion can follow, and entity mentions a bridge can cross.
+    links: bool = True
+    mentions: bool = True
 
 
 @dataclass(frozen=True)
@@ -838,6 +849,10 @@ class Scope:
     languages: frozenset[Language] = frozenset({Language.ENGLISH})
     # The weights of the one collection searched, when it has its own (anchorgraph tune).
     ranking: CollectionRanking | None = None
+    # Whether any of the collections holds links, or entity mentions: where none does, the
+    # expansion has nothing to read along them (retrieval/expansion.py, ``graph_parts``).
+    links: bool = True
+    mentions: bool = True
 
     @property
     def share(self) -> float:
@@ -967,6 +982,7 @@ class Ranking:
     hits: list[Ranked]
     feedback_documents: list[str] = field(default_factory=list)
     lexical_scale: float = 1.0  # the lexical paths' weights were times this (query_weights)
+    cut_short: tuple[str, ...] = ()  # stages left out to answer by the request's deadline
 
 
 # --- results ------------------------------------------------------------------------------------
@@ -1236,6 +1252,12 @@ class SearchResult(BaseModel):
     )
     tokens: TokenAccount | None = Field(
         None, description="With expand.links or expand.bridges: tokens returned."
+    )
+    cut_short: list[str] = Field(
+        default_factory=list,
+        description='Stages left out so that the search answers by its deadline '
+        '(ANCHORGRAPH_REQUEST_DEADLINE_S): "expand" when the expansion would have overrun it, '
+        "the hits then unexpanded.",
     )
     timings: list[StageTiming]
     round_trips: int

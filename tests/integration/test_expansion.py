@@ -52,6 +52,7 @@ def links_reached(
         "bridge_threshold": threshold,
         "links": True,
         "entities": False,
+        "beside_links": False,
         "max_mentions": 20,
         "fanout": 6,
         "vector": [1.0] + [0.0] * 383,

@@ -384,6 +384,10 @@ async function start() {
   buildPaths();
   buildSignals();
   showModeOptions();
+  // The graph's parts a search runs by default (the API's defaults); unticked, the request
+  // turns them off.
+  $("expand").checked = config.expand.links;
+  $("bridge").checked = config.expand.bridges;
   $("browser-home").href = browserUrl();
   $("browser-home").target = BROWSER_TAB;
   loadCollections();

@@ -115,6 +115,8 @@ class RecordedGraph:
                     "shard": 0,
                     "languages": [["en", 6]],
                     "ranking": None,
+                    "has_links": False,
+                    "has_mentions": False,
                 }
             ]
         if query is Query.HYDRATE_CHUNKS:
@@ -180,16 +182,19 @@ def test_the_spec_is_an_eval_condition() -> None:
     config = Config((D, B), Normalisation.Z_SCORE, Fusion.WEIGHTED_SUM, ((D, 0.6), (B, 0.4)))
     assert config.spec() == (
         "hybrid@paths=dense+bm25;k_over=100;normalisation=z_score;weights=dense:0.6+bm25:0.4;"
-        "confidence_exponent=0;feedback=0"
+        "confidence_exponent=0;feedback=0;expand=0;bridge=0"
     )
     rrf = Config((D, B), Normalisation.NONE, Fusion.RRF, ((D, 1.5), (B, 1.0)), 200, rrf_k=30)
     assert rrf.spec() == "hybrid@paths=dense+bm25;k_over=200;fusion=rrf;rrf_k=30;" + (
-        "weights=dense:1.5+bm25:1;confidence_exponent=0;feedback=0"
+        "weights=dense:1.5+bm25:1;confidence_exponent=0;feedback=0;expand=0;bridge=0"
     )
     assert (
         Config(mode=Mode.MULTISIGNAL)
         .spec()
-        .endswith(";signal_weights=doc:0.25+segment:0.3+entity:0.2+triple:0.15+text:0.1+fd:0")
+        .endswith(
+            ";signal_weights=doc:0.25+segment:0.3+entity:0.2+triple:0.15+text:0.1+fd:0;"
+            "expand=0;bridge=0"
+        )
     )
 
 

@@ -42,11 +42,20 @@ DOCUMENT_FD_INPUTS = {
 
 
 class RecordedGraph:
-    """Answers each statement with rows recorded for it, and keeps what was asked (but the
-    collections' sizes, which searches share and no search counts)."""
+    """Answers each statement with rows recorded for it, and keeps what was asked and with what
+    (but the collections' sizes, which searches share and no search counts). Its one collection
+    holds links and entity mentions as told (neither by default)."""
 
-    def __init__(self, rows: Mapping[Query, list[dict[str, Any]]]) -> None:
+    def __init__(
+        self,
+        rows: Mapping[Query, list[dict[str, Any]]],
+        *,
+        links: bool = False,
+        mentions: bool = False,
+    ) -> None:
         self.rows, self.asked = rows, list[Query]()
+        self.given: dict[Query, Mapping[str, Any]] = {}
+        self.links, self.mentions = links, mentions
 
     def read(self, query: Query, parameters: Mapping[str, Any] | None = None) -> Sequence[Any]:
         if query is Query.COLLECTION_SIZES:
@@ -57,9 +66,12 @@ class RecordedGraph:
                     "shard": 0,
                     "languages": [["en", 1]],
                     "ranking": None,
+                    "has_links": self.links,
+                    "has_mentions": self.mentions,
                 }
             ]
         self.asked.append(query)
+        self.given[query] = parameters or {}
         if query is Query.HYDRATE_CHUNKS:
             assert parameters is not None
             chunks = [
@@ -163,3 +175,58 @@ def test_a_ranking_stage_is_added_by_listing_it(graph: RecordedGraph) -> None:
     assert "reverse" not in [timing.stage for timing in skipped.timings]
     plain.close()
     reversed_first.close()
+
+
+@pytest.mark.parametrize(
+    ("links", "mentions"), [(True, False), (False, True), (True, True)], ids=str
+)
+def test_the_default_search_expands_along_what_the_collection_holds(
+    links: bool, mentions: bool
+) -> None:
+    graph = RecordedGraph(
+        {**ROWS, Query.EXPAND_REACHED: [{"sources": []}]}, links=links, mentions=mentions
+    )
+    context = SearchContext(graph, HashEmbedder())
+    result = search(context, SearchOptions(query="pump valve", **OPTIONS))
+    assert graph.asked.count(Query.EXPAND_REACHED) == 1
+    asked = graph.given[Query.EXPAND_REACHED]
+    assert (asked["links"], asked["entities"]) == (links, mentions)
+    assert "expand" in [timing.stage for timing in result.timings]
+    assert result.tokens is not None
+    context.close()
+
+
+def test_a_collection_without_links_or_mentions_pays_no_round_trip_for_the_graph() -> None:
+    graph = RecordedGraph({**ROWS, Query.EXPAND_REACHED: [{"sources": []}]})
+    context = SearchContext(graph, HashEmbedder())
+    both = {"links": True, "bridges": True}  # the default, and what a request may say
+    result = search(context, SearchOptions(query="pump valve", expand=both, **OPTIONS))
+    assert Query.EXPAND_REACHED not in graph.asked
+    assert "expand" not in [timing.stage for timing in result.timings]
+    assert result.tokens is None and result.round_trips == len(graph.asked)
+    context.close()
+
+
+@pytest.mark.parametrize(
+    ("turned_off", "read"),
+    [
+        ({"links": False}, (False, True)),
+        ({"bridges": False}, (True, False)),
+        ({"links": False, "bridges": False}, None),
+    ],
+    ids=str,
+)
+def test_a_request_turns_each_part_of_the_expansion_off(
+    turned_off: dict[str, bool], read: tuple[bool, bool] | None
+) -> None:
+    graph = RecordedGraph(
+        {**ROWS, Query.EXPAND_REACHED: [{"sources": []}]}, links=True, mentions=True
+    )
+    context = SearchContext(graph, HashEmbedder())
+    search(context, SearchOptions(query="pump valve", expand=turned_off, **OPTIONS))
+    if read is None:
+        assert Query.EXPAND_REACHED not in graph.asked
+    else:
+        asked = graph.given[Query.EXPAND_REACHED]
+        assert (asked["links"], asked["entities"]) == read
+    context.close()
