@@ -11,9 +11,10 @@ Not a timed test: run it by hand after ``anchorgraph eval`` has ingested the spl
 
 Every question is searched through ``anchorgraph.engine.search`` at document level, k = 100, once
 per condition, after ``--warm-passes`` untimed passes over them all (1 by default: the times are
-those of a warm server, as a service running for a while has): the default hybrid (flat),
-``+expand`` (links), ``+bridge`` (entity bridges), ``+expand+bridge``, each with ``expand_rank``
-(supporting documents ranked by their score); with ``--walk`` also the flat hybrid and
+those of a warm server, as a service running for a while has): the hybrid without the graph
+(flat, default-v3), ``+expand`` (links), ``+bridge`` (entity bridges), ``+expand+bridge`` (the
+default search, default-v4), each with ``expand_rank`` (supporting documents ranked by their
+score); with ``--walk`` also the flat hybrid and
 ``+expand+bridge`` with the Personalized PageRank prior (``walk_weight``). Printed per
 condition and on the two parts of the questions (a fixed hash of the id:
 ``anchorgraph.evaluation.metrics.held_aside``, the 30 % part never used to choose anything):
@@ -45,14 +46,15 @@ from anchorgraph.evaluation.run import EvalConfig, eval_server
 
 K = 100
 RANKED = {"expand_rank": True}
+# Each part named, on or off: the default search (default-v4) is "+expand+bridge".
 CONDITIONS: dict[str, dict[str, Any]] = {
-    "flat": {},
-    "+expand": {"expand": True, **RANKED},
-    "+bridge": {"bridge": True, **RANKED},
+    "flat": {"expand": False, "bridge": False},
+    "+expand": {"expand": True, "bridge": False, **RANKED},
+    "+bridge": {"expand": False, "bridge": True, **RANKED},
     "+expand+bridge": {"expand": True, "bridge": True, **RANKED},
 }
 WALK_CONDITIONS: dict[str, dict[str, Any]] = {
-    "+walk": {"walk_weight": WALK_WEIGHT},
+    "+walk": {"walk_weight": WALK_WEIGHT, **CONDITIONS["flat"]},
     "+walk+expand+bridge": {"walk_weight": WALK_WEIGHT, **CONDITIONS["+expand+bridge"]},
 }
 STAGES = ("expand", "priors")

@@ -337,7 +337,11 @@ register(ConditionName.HYBRID_FD, Group.OURS)(
 register(ConditionName.HYBRID_FD_RERANK, Group.OURS)(
     _ours(ConditionName.HYBRID_FD_RERANK, {"mode": Mode.HYBRID, "fd_rerank": True})
 )
-_EXPAND = {"expand": True, "expand_rank": True}
+# Each part of the expansion named, on or off (the default search, ``hybrid``, has both since
+# default-v4): links alone, bridges alone, both; supporting documents ranked (expand_rank).
+_EXPAND = {"expand": True, "bridge": False, "expand_rank": True}
+_BRIDGE = {"expand": False, "bridge": True, "expand_rank": True}
+_BOTH = {"expand": True, "bridge": True, "expand_rank": True}
 register(ConditionName.HYBRID_EXPAND, Group.OURS)(
     _ours(ConditionName.HYBRID_EXPAND, {"mode": Mode.HYBRID, **_EXPAND})
 )
@@ -345,10 +349,10 @@ register(ConditionName.COSINE_EXPAND, Group.OURS)(
     _ours(ConditionName.COSINE_EXPAND, {"mode": Mode.DENSE, **_EXPAND})
 )
 register(ConditionName.HYBRID_BRIDGE, Group.OURS)(
-    _ours(ConditionName.HYBRID_BRIDGE, {"mode": Mode.HYBRID, "bridge": True, "expand_rank": True})
+    _ours(ConditionName.HYBRID_BRIDGE, {"mode": Mode.HYBRID, **_BRIDGE})
 )
 register(ConditionName.HYBRID_EXPAND_BRIDGE, Group.OURS)(
-    _ours(ConditionName.HYBRID_EXPAND_BRIDGE, {"mode": Mode.HYBRID, "bridge": True, **_EXPAND})
+    _ours(ConditionName.HYBRID_EXPAND_BRIDGE, {"mode": Mode.HYBRID, **_BOTH})
 )
 # The walk's weight as a prior of the fusion (Personalized PageRank, anchorgraph.retrieval.walk),
 # chosen on MuSiQue dev's tune part among 0.05–1.6 (0.4: 0.6740 against flat 0.6668; held part
@@ -356,12 +360,15 @@ register(ConditionName.HYBRID_EXPAND_BRIDGE, Group.OURS)(
 # 0.853 (held). docs/benchmarks.md, "Entity bridges".
 WALK_WEIGHT = 0.4
 register(ConditionName.HYBRID_WALK, Group.OURS)(
-    _ours(ConditionName.HYBRID_WALK, {"mode": Mode.HYBRID, "walk_weight": WALK_WEIGHT})
+    _ours(
+        ConditionName.HYBRID_WALK,
+        {"mode": Mode.HYBRID, "walk_weight": WALK_WEIGHT, "expand": False, "bridge": False},
+    )
 )
 register(ConditionName.HYBRID_WALK_EXPAND_BRIDGE, Group.OURS)(
     _ours(
         ConditionName.HYBRID_WALK_EXPAND_BRIDGE,
-        {"mode": Mode.HYBRID, "walk_weight": WALK_WEIGHT, "bridge": True, **_EXPAND},
+        {"mode": Mode.HYBRID, "walk_weight": WALK_WEIGHT, **_BOTH},
     )
 )
 for _norm in (Normalisation.MIN_MAX, Normalisation.L2, Normalisation.Z_SCORE):

@@ -65,8 +65,11 @@ class SearchFlag:
         return "--" + self.name.replace("_", "-")
 
     def parameter(self) -> inspect.Parameter:
-        """The command's parameter: default None (left out, the model's default applies)."""
-        names = [self.option, *([SHORT[self.name]] if self.name in SHORT else [])]
+        """The command's parameter: default None (left out, the model's default applies); a
+        switch also has its ``--no-`` form, which turns off what is on by default
+        (``--no-expand``)."""
+        option = f"{self.option}/--no-{self.option[2:]}" if self.kind == "bool" else self.option
+        names = [option, *([SHORT[self.name]] if self.name in SHORT else [])]
         declared = _ANNOTATED[_PYTHON[self.kind] | None, typer.Option(*names, help=self.help)]
         return inspect.Parameter(
             self.name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=declared

@@ -42,8 +42,9 @@ Transport = Literal["stdio", "streamable-http"]
 
 INSTRUCTIONS = (
     "anchorgraph searches a knowledge graph of documents, chunks, entities and hyperlinks in "
-    "Neo4j. Call `search` with a question (level 'document' for whole documents, expand "
-    "{links: true} to follow the hits' hyperlinks); every hit explains its score. Then "
+    "Neo4j. Call `search` with a question (level 'document' for whole documents; the hits' "
+    "hyperlinks and entity bridges are followed unless expand {links: false, bridges: false} "
+    "says otherwise); every hit explains its score. Then "
     "`get_document` reads a hit's document whole, `neighbourhood` shows what it is linked to, "
     "and `explain_fd` how factually dense it is."
 )

@@ -383,8 +383,9 @@ class Expand:
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]
-        if options.expand.rank:
-            hits = ranked_with_supporting(hits, document_level=options.document_level)
+        if options.expand.rank:  # still k hits: a chunk a hop reached may take a hit's place
+            ranked = ranked_with_supporting(hits, document_level=options.document_level)
+            hits = ranked[: options.k]
         return replace(ranking, hits=hits)
 
 

@@ -499,8 +499,8 @@ class ExpandOptions(BaseModel):
     )
     rank: Flag = Field(
         True,
-        description="Put supporting chunks into the ranking itself, by their inherited score "
-        "(for retrieval metrics), instead of only under their hit.",
+        description="Put supporting chunks into the ranking itself, by their inherited score, "
+        "as well as under their hit: a chunk a hop reached may take a hit's place among the k.",
     )
 
     @property

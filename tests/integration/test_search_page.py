@@ -227,8 +227,23 @@ def test_the_browser_link_opens_the_hits_neighbourhood(page: Any, graph: Graph) 
         assert any(record["around"] is not None for record in records)
 
 
-def test_expansion_shows_supporting_chunks_with_their_link_path(page: Any) -> None:
+def test_the_graph_s_boxes_start_ticked_and_unticked_turn_it_off(page: Any) -> None:
+    # The API's default (default-v4): the expansion along links and through entities.
+    assert page.is_checked("#expand") and page.is_checked("#bridge")
+    with page.expect_request(lambda request: request.url.endswith("/search")) as sent:
+        search(page, INCIDENT)
+    assert sent.value.post_data_json["expand"] == {"links": True, "bridges": True}
+    assert page.locator("#results .supporting").count() >= 1
+    page.uncheck("#expand")
+    page.uncheck("#bridge")
+    search(page, INCIDENT)
+    assert page.locator("#results .supporting").count() == 0
     page.check("#expand")
+    page.check("#bridge")
+
+
+def test_expansion_shows_supporting_chunks_with_their_link_path(page: Any) -> None:
+    page.uncheck("#bridge")  # links alone
     search(page, INCIDENT)
     supporting = page.locator("#results .supporting").first
     supporting.locator("summary").click()
@@ -245,15 +260,15 @@ def test_expansion_shows_supporting_chunks_with_their_link_path(page: Any) -> No
     page.screenshot(path=str(shot))
     if os.environ.get("UPDATE_DOC_SCREENSHOTS") == "1":
         shutil.copy(shot, ROOT / "docs" / "img" / shot.name)
-    page.uncheck("#expand")
+    page.check("#bridge")
 
 
 def test_bridges_show_the_entity_they_cross(page: Any) -> None:
-    page.check("#bridge")
+    page.uncheck("#expand")  # bridges alone
     search(page, "Vasconcelos writes to the city council")
     hops = page.locator("#results .supporting .hops").all_text_contents()
     assert any("via entity " in hop for hop in hops), hops
-    page.uncheck("#bridge")
+    page.check("#expand")
 
 
 def test_the_collection_picker_narrows_the_search(page: Any) -> None:

@@ -93,6 +93,18 @@ def test_given_flags_reach_the_options_and_the_rest_keep_the_model_defaults(
     assert options.feedback == defaults.feedback and options.fusion == defaults.fusion
 
 
+def test_a_switch_on_by_default_is_turned_off_by_its_no_form(
+    searched: list[SearchOptions],
+) -> None:
+    plain = CliRunner().invoke(cli.app, ["search", "pump valve"])
+    assert plain.exit_code == 0, plain.output
+    done = CliRunner().invoke(cli.app, ["search", "pump valve", "--no-expand", "--no-bridge"])
+    assert done.exit_code == 0, done.output
+    default, off = searched
+    assert (default.expand.links, default.expand.bridges) == (True, True)
+    assert (off.expand.links, off.expand.bridges) == (False, False)
+
+
 def test_a_value_the_model_refuses_ends_the_command_before_any_search(
     searched: list[SearchOptions],
 ) -> None:
