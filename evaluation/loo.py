@@ -24,9 +24,10 @@ import itertools
 import json
 import math
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from rich.console import Console
 
@@ -52,6 +53,7 @@ SINGLE_PATHS = (conds.ConditionName.COSINE, conds.ConditionName.BM25, conds.Cond
 GRAPHRAG_PREFIX = "graphrag-"
 
 PerQuery = Mapping[str, float]  # query id → NDCG@10
+S = TypeVar("S", bound=Hashable)  # a setting
 
 
 def candidates() -> list[Config]:
@@ -82,12 +84,14 @@ def candidates() -> list[Config]:
     return settings
 
 
-def choose(scores: Mapping[Config, Mapping[str, PerQuery]], splits: Iterable[str]) -> Config:
+def choose(scores: Mapping[S, Mapping[str, PerQuery]], splits: Iterable[str]) -> S:
     """The setting with the best mean, over ``splits``, of its tune-part NDCG@10; the first in
-    ``scores``' order on a tie (rounded to 1e-9, so float noise cannot decide)."""
+    ``scores``' order on a tie (rounded to 1e-9, so float noise cannot decide). A setting is a
+    ``Config`` replayed here, or a condition ``anchorgraph eval`` measured
+    (``anchorgraph.evaluation.graph_loo``)."""
     names = list(splits)
 
-    def objective(config: Config) -> float:
+    def objective(config: S) -> float:
         return round(math.fsum(part_mean(scores[config][n], held=False) for n in names), 9)
 
     return max(scores, key=objective)  # max keeps the first of equals

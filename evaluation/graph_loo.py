@@ -1,0 +1,152 @@
+"""Leave one dataset out over whole searches: which graph settings (the expansion along links,
+entity bridges, both, pseudo-relevance feedback) to make the default, from the conditions
+``anchorgraph eval`` measured on each split.
+
+The graph's hops cannot be replayed from cached candidates as the fusion's weights are
+(``anchorgraph.evaluation.loo``): every setting is a real search, one ``anchorgraph eval``
+condition, run over every split. Each split is left out in turn; the condition with the best mean
+NDCG@10 over the *tune parts* of the others (each split alike; ``loo.choose``) is chosen, and
+scored on the whole split left out, its tune and held parts beside the flat search's (the
+default without the graph). The setting to ship is the one most folds chose
+(``most_chosen``), when it is at or above flat on every fold; else none is, and the report says
+so.
+
+    python -m anchorgraph.evaluation.graph_loo --flat 'hybrid@expand=0;bridge=0;feedback=0' \\
+        eval/study-*/results.json
+
+Every path is an argument, relative to the current folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from anchorgraph.evaluation.loo import PerQuery, choose
+from anchorgraph.evaluation.metrics import ALL_GOLD10, RECALL5, part_mean
+
+# What the report shows beside NDCG@10 for every split: the multi-hop measures.
+ALSO = (RECALL5, ALL_GOLD10)
+
+
+@dataclass(frozen=True)
+class Measured:
+    """One split's conditions: per-query NDCG@10, and every measure over the whole split."""
+
+    split: str
+    ndcg: dict[str, PerQuery]  # condition → query id → NDCG@10
+    metrics: dict[str, dict[str, float]]  # condition → measure → mean
+    p50_ms: dict[str, float]
+
+    @classmethod
+    def load(cls, path: Path) -> Measured:
+        results = json.loads(path.read_text())
+        conditions = results["conditions"]
+        return cls(
+            split=f"{results['dataset']}-{results['split']}",
+            ndcg={c["name"]: c["per_query_ndcg@10"] for c in conditions},
+            metrics={c["name"]: c["metrics"] for c in conditions},
+            p50_ms={c["name"]: c["latency_ms"].get("p50", math.nan) for c in conditions},
+        )
+
+
+@dataclass(frozen=True)
+class Fold:
+    split: str
+    chosen: str  # on the tune parts of the other splits
+    chosen_scores: PerQuery
+    flat: PerQuery
+
+    def at_or_above_flat(self) -> bool:
+        """On the whole split left out, and on its held part."""
+        return all(part_mean(self.chosen_scores, held) >= part_mean(self.flat, held) - 1e-12
+                   for held in (None, True))  # fmt: skip
+
+
+def folds(splits: Sequence[Measured], flat: str) -> list[Fold]:
+    """Each split left out, the condition chosen on the others' tune parts (every split must
+    have measured the same conditions)."""
+    names = [name for name in splits[0].ndcg if all(name in s.ndcg for s in splits)]
+    scores = {name: {s.split: s.ndcg[name] for s in splits} for name in names}
+    found = []
+    for left in splits:
+        chosen = choose(scores, (s.split for s in splits if s is not left))
+        found.append(Fold(left.split, chosen, left.ndcg[chosen], left.ndcg[flat]))
+    return found
+
+
+def most_chosen(found: Sequence[Fold]) -> str | None:
+    """The condition most folds chose, when one leads; else None."""
+    counts = Counter(fold.chosen for fold in found).most_common()
+    if len(counts) > 1 and counts[0][1] == counts[1][1]:
+        return None
+    return counts[0][0]
+
+
+def report(splits: Sequence[Measured], flat: str) -> str:
+    found = folds(splits, flat)
+    by_split = {s.split: s for s in splits}
+    lines = [
+        "| left out | chosen on the others' tune parts | NDCG@10 all (tune / held) "
+        "| flat all (tune / held) | Δ all | at or above flat |",
+        "|---|---|---:|---:|---:|---|",
+    ]
+    for fold in found:
+        cells = [
+            _parts(fold.chosen_scores),
+            _parts(fold.flat),
+            f"{part_mean(fold.chosen_scores) - part_mean(fold.flat):+.4f}",
+            "yes" if fold.at_or_above_flat() else "**no**",
+        ]
+        lines.append(f"| {fold.split} | `{fold.chosen}` | " + " | ".join(cells) + " |")
+    shipped = most_chosen(found)
+    if shipped is None:
+        lines += ["", "No condition leads the folds."]
+    else:
+        below = [s.split for s in splits
+                 if any(part_mean(s.ndcg[shipped], held) < part_mean(s.ndcg[flat], held)
+                        for held in (None, True))]  # fmt: skip
+        verdict = f"below flat on {', '.join(below)}" if below else "at or above flat everywhere"
+        lines += ["", f"Most chosen: `{shipped}`, {verdict} (whole split and held part)."]
+    lines += ["", "Every condition on every split (NDCG@10 all (tune / held), "
+              + ", ".join(ALSO) + ", p50 ms):", ""]  # fmt: skip
+    lines += ["| condition | " + " | ".join(s.split for s in splits) + " |",
+              "|---|" + "---|" * len(splits)]  # fmt: skip
+    for name in splits[0].ndcg:
+        cells = []
+        for split in splits:
+            if name not in split.ndcg:
+                cells.append("–")
+                continue
+            also = " / ".join(f"{by_split[split.split].metrics[name][m]:.3f}" for m in ALSO)
+            cells.append(f"{_parts(split.ndcg[name])}; {also}; {split.p50_ms[name]:.0f}")
+        lines.append(f"| `{name}` | " + " | ".join(cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def _parts(values: Mapping[str, float]) -> str:
+    parts = (part_mean(values, held) for held in (None, False, True))
+    return "{:.4f} ({:.4f} / {:.4f})".format(*parts)
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(prog="python -m anchorgraph.evaluation.graph_loo")
+    parser.add_argument("results", type=Path, nargs="+", help="results.json of anchorgraph eval")
+    parser.add_argument("--flat", required=True, help="the condition without the graph")
+    parser.add_argument("--out", type=Path, default=None, help="also write the report here")
+    args = parser.parse_args(argv)
+    splits = [Measured.load(path) for path in args.results]
+    markdown = report(splits, args.flat)
+    if args.out:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(markdown)
+    print(markdown)  # the report is the output; a rich console would wrap its tables
+
+
+if __name__ == "__main__":
+    main()

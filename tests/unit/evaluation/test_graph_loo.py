@@ -1,0 +1,60 @@
+"""Leave one dataset out over measured conditions (anchorgraph.evaluation.graph_loo)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from anchorgraph.evaluation.graph_loo import Measured, folds, most_chosen, report
+from anchorgraph.evaluation.metrics import held_aside
+
+QUERIES = [f"q{n}" for n in range(40)]
+FLAT = "hybrid@expand=0;bridge=0"
+
+
+def results(path: Path, dataset: str, scores: dict[str, float], lower_held: str = "") -> Path:
+    """A results.json of ``anchorgraph eval``: each condition scores the same on every query
+    (``lower_held``'s held queries 0.1 less)."""
+    conditions = [
+        {
+            "name": name,
+            "metrics": {"Recall@5": score, "AllGold@10": score},
+            "latency_ms": {"p50": 10.0},
+            "per_query_ndcg@10": {
+                q: score - (0.1 if name == lower_held and held_aside(q) else 0.0) for q in QUERIES
+            },
+        }
+        for name, score in scores.items()
+    ]
+    path.write_text(json.dumps({"dataset": dataset, "split": "dev", "conditions": conditions}))
+    return path
+
+
+def test_each_fold_chooses_on_the_others_tune_parts(tmp_path: Path) -> None:
+    assert any(held_aside(q) for q in QUERIES) and not all(held_aside(q) for q in QUERIES)
+    splits = [
+        Measured.load(results(tmp_path / "a.json", "a", {FLAT: 0.5, "graph": 0.6, "feed": 0.4})),
+        Measured.load(results(tmp_path / "b.json", "b", {FLAT: 0.5, "graph": 0.55, "feed": 0.7})),
+        Measured.load(
+            results(tmp_path / "c.json", "c", {FLAT: 0.5, "graph": 0.6, "feed": 0.4}, "graph")
+        ),
+    ]
+    found = folds(splits, FLAT)
+    # Left out, b: a and c prefer the graph; a or c: b's 0.7 does not outweigh 0.6 and 0.4.
+    assert [fold.chosen for fold in found] == ["graph", "graph", "graph"]
+    assert most_chosen(found) == "graph"
+    # On c's held part the graph scores 0.5, flat's: at or above it still.
+    assert all(fold.at_or_above_flat() for fold in found)
+    text = report(splits, FLAT)
+    assert "Most chosen: `graph`, at or above flat everywhere" in text
+    assert "| `feed` | " in text  # every condition on every split
+
+
+def test_a_setting_below_flat_on_a_held_part_is_said(tmp_path: Path) -> None:
+    splits = [
+        Measured.load(results(tmp_path / "a.json", "a", {FLAT: 0.5, "graph": 0.55}, "graph")),
+        Measured.load(results(tmp_path / "b.json", "b", {FLAT: 0.5, "graph": 0.6})),
+    ]
+    found = folds(splits, FLAT)
+    assert not found[0].at_or_above_flat() and found[1].at_or_above_flat()
+    assert "below flat on a-dev" in report(splits, FLAT)
