@@ -70,7 +70,8 @@ def context(
 
 
 def bridged(context: SearchContext, **options: object) -> SearchResult:
-    request = {"query": QUESTION, "k": 1, "bridge": True, "bridge_threshold": -1.0, **options}
+    request = {"query": QUESTION, "k": 1, "bridge": True, "bridge_threshold": -1.0,
+               "expand": False, "expand_rank": False, **options}  # fmt: skip
     return search(context, SearchOptions.model_validate(request))
 
 
@@ -155,9 +156,16 @@ def test_a_bridge_scores_by_the_formula(context: SearchContext, graph: Graph) ->
     assert support.parent_score == hit.score
 
 
-def test_bridges_are_off_unless_asked_for_and_deterministic(context: SearchContext) -> None:
-    plain = search(context, SearchOptions(query=QUESTION, k=1, expand=True))
-    assert not plain.hits[0].supporting  # no links in this corpus, bridges off
+def test_bridges_are_on_by_default_off_when_asked_and_deterministic(
+    context: SearchContext,
+) -> None:
+    plain = search(context, SearchOptions(query=QUESTION, k=1, bridge=False))
+    assert not plain.hits[0].supporting
+    # No link in this corpus: with bridges off the stage does not run at all.
+    assert "expand" not in [t.stage for t in plain.timings]
+    (default,) = search(context, SearchOptions(query=QUESTION, k=1, bridge_threshold=-1.0)).hits
+    assert default.supporting
+    assert all(isinstance(s.path[0], EntityHop) for s in default.supporting)
     first = bridged(context)
     assert bridged(context).model_dump(exclude={"timings", "total_ms"}) == first.model_dump(
         exclude={"timings", "total_ms"}
@@ -171,13 +179,15 @@ def test_supporting_documents_enter_the_ranking(context: SearchContext) -> None:
 
 
 def test_the_walk_moves_the_entity_neighbour_up(context: SearchContext) -> None:
-    flat = search(context, SearchOptions(query=QUESTION, k=10, level="document"))
+    alone = {"links": False, "bridges": False}  # the walk alone
+    flat = search(context, SearchOptions(query=QUESTION, k=10, level="document", expand=alone))
     walked = search(
         context,
         SearchOptions(
             query=QUESTION,
             k=10,
             level="document",
+            expand=alone,
             walk_weight=2.0,
             bridge_max_mentions=3,
             explain=True,
@@ -207,7 +217,7 @@ def test_on_the_sample_corpus_an_answer_reached_only_through_an_entity(
     # The archive letters tell of letter MAC-ARQ-1987-204 and link to no page with its writer's
     # retirement; the timeline names the letter too, and says when Vasconcelos retired.
     options = {"query": SAMPLE_QUESTION, "k": 1, "expand_per_hit": 5}
-    (links,) = search(sample, SearchOptions(**options, expand=True)).hits
+    (links,) = search(sample, SearchOptions(**options, expand=True, bridge=False)).hits
     (both,) = search(sample, SearchOptions(**options, expand=True, bridge=True)).hits
     assert both.document_id == links.document_id == "archive-letters.md"
     answer = next(s for s in both.supporting if "Vasconcelos retires" in s.text)
@@ -223,8 +233,8 @@ def test_on_the_sample_corpus_an_answer_reached_only_through_an_entity(
 def test_a_chunk_with_a_valid_link_does_not_bridge(sample: SearchContext) -> None:
     # The incident report's chunks link on; its hits keep their links and gain no bridge.
     question = "what happened in the Gallery 3 incident?"
-    options = {"query": question, "k": 3, "expand_depth": 1}
-    links = search(sample, SearchOptions(**options, expand=True)).hits
+    options = {"query": question, "k": 3, "expand_depth": 1, "expand_rank": False}
+    links = search(sample, SearchOptions(**options, expand=True, bridge=False)).hits
     both = search(sample, SearchOptions(**options, expand=True, bridge=True)).hits
     linked = [hit for hit in links if hit.supporting]
     assert linked

@@ -36,9 +36,10 @@ def context(sample_graph: SampleGraphs, embedder: Embedder) -> Iterator[SearchCo
 
 
 def expanded(context: SearchContext, **options: object) -> SearchResult:
-    return search(
-        context, SearchOptions.model_validate({"query": QUERY, "expand": True, **options})
-    )
+    """The search with links alone, its supporting chunks under their hits only (the default
+    search also bridges and ranks them: test_graph_default.py)."""
+    request = {"query": QUERY, "expand": True, "bridge": False, "expand_rank": False}
+    return search(context, SearchOptions.model_validate({**request, **options}))
 
 
 def links_reached(
@@ -152,13 +153,16 @@ def test_budgets_threshold_and_determinism(context: SearchContext) -> None:
 
 
 def test_supporting_chunks_can_enter_the_ranking(context: SearchContext) -> None:
-    flat = search(context, SearchOptions(query=QUERY, k=5))
+    flat = search(context, SearchOptions(query=QUERY, k=5, expand={"links": False}))
     ranked = expanded(context, k=5, expand_rank=True)
-    supporting = {s.chunk_id for hit in ranked.hits for s in hit.supporting}
+    supporting = {s.chunk_id: s.score for hit in ranked.hits for s in hit.supporting}
     ids = [hit.chunk_id for hit in ranked.hits]
-    assert supporting <= set(ids) and len(ids) > len(flat.hits)
+    # Still k hits, the best of the hits and the chunks their links reached.
+    assert len(ids) == 5 and set(ids) <= {hit.chunk_id for hit in flat.hits} | set(supporting)
+    assert set(ids) & set(supporting)
     scores = [hit.score for hit in ranked.hits]
     assert scores == sorted(scores, reverse=True)
+    assert all(score <= scores[-1] for chunk, score in supporting.items() if chunk not in ids)
     # Without expand_rank the ranking is the flat one.
     assert [h.chunk_id for h in expanded(context, k=5).hits] == [h.chunk_id for h in flat.hits]
 

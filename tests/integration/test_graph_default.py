@@ -32,7 +32,7 @@ RETURN c.name AS name, c.has_links AS links, c.has_mentions AS mentions ORDER BY
 
 
 @pytest.fixture(scope="module")
-def graph(sample_graph: SampleGraphs, embedder: Embedder) -> Graph:
+def written(sample_graph: SampleGraphs, embedder: Embedder) -> Graph:
     graph = sample_graph(embedder, gazetteer=True)  # links, and the gazetteer's entities
     document = read_bytes(PLAIN, doc_id="storeroom.txt", fmt="text", max_bytes=1_000)
     Ingestor(graph, embedder, EntityExtractor(None)).ingest([document], collection="plain")
@@ -40,8 +40,8 @@ def graph(sample_graph: SampleGraphs, embedder: Embedder) -> Graph:
 
 
 @pytest.fixture(scope="module")
-def context(graph: Graph, embedder: Embedder) -> Iterator[SearchContext]:
-    context = SearchContext(graph, embedder)
+def context(written: Graph, embedder: Embedder) -> Iterator[SearchContext]:
+    context = SearchContext(written, embedder)
     yield context
     context.close()
 
@@ -60,8 +60,8 @@ def stages(result: SearchResult) -> list[str]:
     return [timing.stage for timing in result.timings]
 
 
-def test_the_writes_mark_what_a_collection_holds(graph: Graph) -> None:
-    assert marks(graph) == [("default", True, True), ("plain", False, False)]
+def test_the_writes_mark_what_a_collection_holds(written: Graph) -> None:
+    assert marks(written) == [("default", True, True), ("plain", False, False)]
 
 
 def test_the_default_search_expands_where_the_collection_has_links_and_entities(
@@ -84,9 +84,9 @@ def test_a_collection_without_links_or_entities_pays_nothing_for_the_graph(
     assert [hit.chunk_id for hit in result.hits] == [hit.chunk_id for hit in flat.hits]
 
 
-def test_the_upgrade_marks_collections_written_before_the_marks(graph: Graph) -> None:
+def test_the_upgrade_marks_collections_written_before_the_marks(written: Graph) -> None:
     unmark = "MATCH (c:Collection) REMOVE c.has_links, c.has_mentions"
-    graph.driver.execute_query(unmark, database_=graph.database)
-    assert marks(graph) == [("default", None, None), ("plain", None, None)]
-    upgrade(graph)
-    assert marks(graph) == [("default", True, True), ("plain", False, False)]
+    written.driver.execute_query(unmark, database_=written.database)
+    assert marks(written) == [("default", None, None), ("plain", None, None)]
+    upgrade(written)
+    assert marks(written) == [("default", True, True), ("plain", False, False)]
