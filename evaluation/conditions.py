@@ -256,7 +256,14 @@ def search_options(overrides: Overrides) -> dict[str, Any]:
             "confidence_exponent",
         }:
             options[key] = float(value)
-        elif key in {"fd_rerank", "expand", "expand_rank", "bridge", "bridge_beside_links"}:
+        elif key in {
+            "fd_rerank",
+            "expand",
+            "expand_rank",
+            "bridge",
+            "bridge_beside_links",
+            "bridge_without_links",
+        }:
             options[key] = _flag(value)
         elif key in {"expand_depth", "expand_per_hit", "expand_tokens", "bridge_max_mentions"}:
             options[key] = int(value)
@@ -340,8 +347,10 @@ register(ConditionName.HYBRID_FD_RERANK, Group.OURS)(
 # Each part of the expansion named, on or off (the default search, ``hybrid``, has both since
 # default-v4): links alone, bridges alone, both; supporting documents ranked (expand_rank).
 _EXPAND = {"expand": True, "bridge": False, "expand_rank": True}
-_BRIDGE = {"expand": False, "bridge": True, "expand_rank": True}
-_BOTH = {"expand": True, "bridge": True, "expand_rank": True}
+# Bridges wherever the collection holds entity mentions, linked or not (the default bridges only
+# in linked collections), so that these conditions measure the bridges on every corpus.
+_BRIDGE = {"expand": False, "bridge": True, "bridge_without_links": True, "expand_rank": True}
+_BOTH = {"expand": True, "bridge": True, "bridge_without_links": True, "expand_rank": True}
 register(ConditionName.HYBRID_EXPAND, Group.OURS)(
     _ours(ConditionName.HYBRID_EXPAND, {"mode": Mode.HYBRID, **_EXPAND})
 )

@@ -8,8 +8,11 @@ condition, run over every split. Each split is left out in turn; the condition w
 NDCG@10 over the *tune parts* of the others (each split alike; ``loo.choose``) is chosen, and
 scored on the whole split left out, its tune and held parts beside the flat search's (the
 default without the graph). The setting to ship is the one most folds chose
-(``most_chosen``), when it is at or above flat on every fold; else none is, and the report says
-so.
+(``most_chosen``); the report says whether it is at or above flat on every split.
+
+A setting is a ``Rule``: one condition where the collection is linked (its run made title
+links, ``--link-titles``) and one where it is not, so that a choice made per collection from what
+it holds is chosen the same way as one setting for all (a rule of two equal conditions).
 
     python -m anchorgraph.evaluation.graph_loo --flat 'hybrid@expand=0;bridge=0;feedback=0' \\
         eval/study-*/results.json
@@ -36,9 +39,11 @@ ALSO = (RECALL5, ALL_GOLD10)
 
 @dataclass(frozen=True)
 class Measured:
-    """One split's conditions: per-query NDCG@10, and every measure over the whole split."""
+    """One split's conditions: per-query NDCG@10, and every measure over the whole split; and
+    whether its collection is linked."""
 
     split: str
+    linked: bool
     ndcg: dict[str, PerQuery]  # condition → query id → NDCG@10
     metrics: dict[str, dict[str, float]]  # condition → measure → mean
     p50_ms: dict[str, float]
@@ -49,6 +54,7 @@ class Measured:
         conditions = results["conditions"]
         return cls(
             split=f"{results['dataset']}-{results['split']}",
+            linked="title_links" in results["setup"],
             ndcg={c["name"]: c["per_query_ndcg@10"] for c in conditions},
             metrics={c["name"]: c["metrics"] for c in conditions},
             p50_ms={c["name"]: c["latency_ms"].get("p50", math.nan) for c in conditions},
@@ -56,9 +62,25 @@ class Measured:
 
 
 @dataclass(frozen=True)
+class Rule:
+    """The condition a search runs: ``linked`` in a linked collection, else ``unlinked``."""
+
+    linked: str
+    unlinked: str
+
+    def condition(self, split: Measured) -> str:
+        return self.linked if split.linked else self.unlinked
+
+    def __str__(self) -> str:
+        if self.linked == self.unlinked:
+            return f"`{self.linked}`"
+        return f"`{self.linked}` where linked, `{self.unlinked}` elsewhere"
+
+
+@dataclass(frozen=True)
 class Fold:
     split: str
-    chosen: str  # on the tune parts of the other splits
+    chosen: Rule  # on the tune parts of the other splits
     chosen_scores: PerQuery
     flat: PerQuery
 
@@ -68,19 +90,25 @@ class Fold:
                    for held in (None, True))  # fmt: skip
 
 
-def folds(splits: Sequence[Measured], flat: str) -> list[Fold]:
-    """Each split left out, the condition chosen on the others' tune parts (every split must
-    have measured the same conditions)."""
+def rules(splits: Sequence[Measured]) -> list[Rule]:
+    """Every pair of the conditions all splits measured, the single settings first (so that a
+    tie keeps one setting for all)."""
     names = [name for name in splits[0].ndcg if all(name in s.ndcg for s in splits)]
-    scores = {name: {s.split: s.ndcg[name] for s in splits} for name in names}
+    pairs = [Rule(a, b) for a in names for b in names if a != b]
+    return [Rule(name, name) for name in names] + pairs
+
+
+def folds(splits: Sequence[Measured], flat: str) -> list[Fold]:
+    """Each split left out, the rule chosen on the others' tune parts."""
+    scores = {rule: {s.split: s.ndcg[rule.condition(s)] for s in splits} for rule in rules(splits)}
     found = []
     for left in splits:
         chosen = choose(scores, (s.split for s in splits if s is not left))
-        found.append(Fold(left.split, chosen, left.ndcg[chosen], left.ndcg[flat]))
+        found.append(Fold(left.split, chosen, left.ndcg[chosen.condition(left)], left.ndcg[flat]))
     return found
 
 
-def most_chosen(found: Sequence[Fold]) -> str | None:
+def most_chosen(found: Sequence[Fold]) -> Rule | None:
     """The condition most folds chose, when one leads; else None."""
     counts = Counter(fold.chosen for fold in found).most_common()
     if len(counts) > 1 and counts[0][1] == counts[1][1]:
@@ -103,19 +131,20 @@ def report(splits: Sequence[Measured], flat: str) -> str:
             f"{part_mean(fold.chosen_scores) - part_mean(fold.flat):+.4f}",
             "yes" if fold.at_or_above_flat() else "**no**",
         ]
-        lines.append(f"| {fold.split} | `{fold.chosen}` | " + " | ".join(cells) + " |")
+        lines.append(f"| {fold.split} | {fold.chosen} | " + " | ".join(cells) + " |")
     shipped = most_chosen(found)
     if shipped is None:
         lines += ["", "No condition leads the folds."]
     else:
-        below = [s.split for s in splits
-                 if any(part_mean(s.ndcg[shipped], held) < part_mean(s.ndcg[flat], held)
-                        for held in (None, True))]  # fmt: skip
+        below = [s.split for s in splits if any(
+                     part_mean(s.ndcg[shipped.condition(s)], held) < part_mean(s.ndcg[flat], held)
+                     for held in (None, True))]  # fmt: skip
         verdict = f"below flat on {', '.join(below)}" if below else "at or above flat everywhere"
-        lines += ["", f"Most chosen: `{shipped}`, {verdict} (whole split and held part)."]
+        lines += ["", f"Most chosen: {shipped}, {verdict} (whole split and held part)."]
     lines += ["", "Every condition on every split (NDCG@10 all (tune / held), "
               + ", ".join(ALSO) + ", p50 ms):", ""]  # fmt: skip
-    lines += ["| condition | " + " | ".join(s.split for s in splits) + " |",
+    lines += ["| condition | " + " | ".join(
+                  f"{s.split} ({'linked' if s.linked else 'no links'})" for s in splits) + " |",
               "|---|" + "---|" * len(splits)]  # fmt: skip
     for name in splits[0].ndcg:
         cells = []

@@ -23,8 +23,8 @@ from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
 from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
-    DOCUMENT_PATHS,
     DOCUMENT_PATH_WEIGHTS,
+    DOCUMENT_PATHS,
     ExpandOptions,
     Mode,
     SearchOptions,

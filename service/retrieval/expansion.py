@@ -57,8 +57,8 @@ The database is read once for the whole answer, whatever the depth, the kinds an
 hits (``cypher/expand/reached.cypher`` computes the levels inside one statement), and not at all
 where the searched collections hold neither links nor entity mentions (``graph_parts``). Within
 a request's deadline (``ANCHORGRAPH_REQUEST_DEADLINE_S``) the read may take ``EXPANSION_SHARE`` of
-the time left: past that it is cut, and the search answers with its hits unexpanded and says so
-(``cut_short``), rather than not at all.
+the time left: past that it is left to end on the server, and the search answers with its hits
+unexpanded and says so (``cut_short``), rather than not at all.
 """
 
 from __future__ import annotations
@@ -69,9 +69,9 @@ from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from anchorgraph.errors import DeadlineExceeded
-from anchorgraph.graph.deadline import Deadline, current, within
+from anchorgraph.graph.deadline import Deadline, current, propagating, within
 from anchorgraph.graph.queries import Query
-from anchorgraph.graph.rows import ReachedHop, ReachedSource
+from anchorgraph.graph.rows import ReachedHop, ReachedRow, ReachedSource
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.fd_read import fd_score
 from anchorgraph.retrieval.types import (
@@ -97,20 +97,45 @@ EXPANSION_SHARE = 0.5
 
 def graph_parts(options: SearchOptions, scope: Scope) -> SearchOptions:
     """``options`` without the parts of the expansion the searched collections give nothing to:
-    links where none holds a link, bridges where none holds an entity mention. Where neither is
-    left the stage does not run, and the search makes no round trip for it."""
+    links where none holds a link, bridges where none holds an entity mention, and bridges where
+    none holds a link unless ``expand.bridges_without_links`` (the default's rule, chosen on the
+    dev corpora: bridges paid where a collection is linked, and cost a little where it is
+    not). Where neither part is left the stage does not run, and the search makes no round trip
+    for it."""
     expand = options.expand
-    links, bridges = expand.links and scope.links, expand.bridges and scope.mentions
+    links = expand.links and scope.links
+    bridges = expand.bridges and scope.mentions and (scope.links or expand.bridges_without_links)
     if (links, bridges) == (expand.links, expand.bridges):
         return options
     update = {"links": links, "bridges": bridges}
     return options.model_copy(update={"expand": expand.model_copy(update=update)})
 
 
-def expansion_deadline(request: Deadline | None) -> Deadline | None:
-    """The deadline of the expansion's read: ``EXPANSION_SHARE`` of the time ``request`` has
-    left (None without a request deadline: the library's searches have none)."""
-    return None if request is None else Deadline(EXPANSION_SHARE * request.remaining())
+def _reached(run: SearchRun, parameters: Mapping[str, Any]) -> ReachedRow | None:
+    """The expansion's read, or None when it would take more than ``EXPANSION_SHARE`` of the
+    time the request has left (a search without a deadline, the library's, waits for it).
+
+    The read goes to Neo4j with that share as its timeout, and is waited for no longer, in a
+    worker of the search's pool: Neo4j ends a statement past its timeout only between rows, and
+    the expansion computes its levels inside one expression (``reached.cypher``), so a read of a
+    huge neighbourhood would otherwise hold the answer until the expression ends. The abandoned
+    read then ends on the server."""
+    request = current()
+    if request is None:
+        (reached,) = run.trace.read(Query.EXPAND_REACHED, parameters)
+        return reached
+    share = Deadline(EXPANSION_SHARE * request.remaining())
+
+    def read() -> ReachedRow:
+        with within(share):
+            (reached,) = run.trace.read(Query.EXPAND_REACHED, parameters)
+            return reached
+
+    future = run.context.executor.submit(propagating(read))
+    try:
+        return future.result(timeout=max(share.remaining(), 0.0))
+    except (TimeoutError, DeadlineExceeded):
+        return None
 
 
 def inherited_score(parent: float, anchor_fd: float, decay: float, fd_weight: float) -> float:
@@ -374,10 +399,8 @@ class Expand:
             "fanout": BRIDGE_FANOUT * budget.per_hit,
             "vector": ranking.query.vector,
         }
-        try:
-            with within(expansion_deadline(current())):
-                (reached,) = run.trace.read(Query.EXPAND_REACHED, parameters)
-        except DeadlineExceeded:  # the hits as they are, by the request's deadline
+        reached = _reached(run, parameters)
+        if reached is None:  # the hits as they are, by the request's deadline
             return replace(ranking, cut_short=(*ranking.cut_short, self.name))
         edges = Edge.all_of(reached["sources"], run.scope.chunks)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)

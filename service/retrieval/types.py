@@ -441,8 +441,15 @@ class ExpandOptions(BaseModel):
         True,
         description="Also hop through entities: from a chunk, through a specific entity it "
         "mentions, to another document's chunk mentioning it (where no link leads). With the "
-        "same depth, budgets and threshold; alone or beside links. Skipped where the searched "
-        "collections hold no entity mention.",
+        "same depth, budgets and threshold; alone or beside links. Only in collections that "
+        "hold links too, unless bridges_without_links; skipped where none holds an entity "
+        "mention.",
+    )
+    bridges_without_links: Flag = Field(
+        False,
+        description="Bridge in collections that hold no link as well. Off by default: on the "
+        "dev corpora bridges gained where the collection is linked (multi-hop questions over "
+        "linked passages) and lost a little where it is not (docs/benchmarks.md).",
     )
     depth: Integer = Field(2, ge=1, le=3, description="Hops followed from a hit, at most.")
     top: Integer = Field(
@@ -539,6 +546,7 @@ FLAT_NAMES: dict[str, tuple[str, str]] = {
     "bridge_threshold": ("expand", "bridge_threshold"),
     "bridge_max_mentions": ("expand", "bridge_max_mentions"),
     "bridge_beside_links": ("expand", "bridges_beside_links"),
+    "bridge_without_links": ("expand", "bridges_without_links"),
     "expand_rank": ("expand", "rank"),
 }
 

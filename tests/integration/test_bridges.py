@@ -71,7 +71,8 @@ def context(
 
 def bridged(context: SearchContext, **options: object) -> SearchResult:
     request = {"query": QUESTION, "k": 1, "bridge": True, "bridge_threshold": -1.0,
-               "expand": False, "expand_rank": False, **options}  # fmt: skip
+               "bridge_without_links": True, "expand": False, "expand_rank": False,
+               **options}  # fmt: skip
     return search(context, SearchOptions.model_validate(request))
 
 
@@ -156,16 +157,16 @@ def test_a_bridge_scores_by_the_formula(context: SearchContext, graph: Graph) ->
     assert support.parent_score == hit.score
 
 
-def test_bridges_are_on_by_default_off_when_asked_and_deterministic(
+def test_without_links_the_default_does_not_bridge_asked_it_does_deterministically(
     context: SearchContext,
 ) -> None:
-    plain = search(context, SearchOptions(query=QUESTION, k=1, bridge=False))
+    # No link in this corpus: the default search bridges only in linked collections, so the
+    # stage does not run at all.
+    plain = search(context, SearchOptions(query=QUESTION, k=1, bridge_threshold=-1.0))
     assert not plain.hits[0].supporting
-    # No link in this corpus: with bridges off the stage does not run at all.
     assert "expand" not in [t.stage for t in plain.timings]
-    (default,) = search(context, SearchOptions(query=QUESTION, k=1, bridge_threshold=-1.0)).hits
-    assert default.supporting
-    assert all(isinstance(s.path[0], EntityHop) for s in default.supporting)
+    (asked,) = bridged(context, expand=True, expand_rank=True).hits
+    assert asked.supporting and all(isinstance(s.path[0], EntityHop) for s in asked.supporting)
     first = bridged(context)
     assert bridged(context).model_dump(exclude={"timings", "total_ms"}) == first.model_dump(
         exclude={"timings", "total_ms"}

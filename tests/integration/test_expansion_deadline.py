@@ -1,9 +1,9 @@
 """The expansion never pushes a search past the request's deadline, with the real server: a search
 whose expansion's read would take far longer than ``ANCHORGRAPH_REQUEST_DEADLINE_S`` answers by it
-with its hits unexpanded and says so (``cut_short``), the read cut on the server by then.
+with its hits unexpanded and says so (``cut_short``), the read left to end on the server.
 
-The slow read is made of real links: a hit's chunk with thousands of links to a whole document
-of a thousand chunks, each link choosing its landing chunk by a cosine with every one of them
+The slow read is made of real links: a hit's chunk with ten thousand links to a whole document
+of four thousand chunks, each link choosing its landing chunk by a cosine with every one of them
 (``cypher/expand/reached.cypher``), tens of millions of similarities in one statement. A server
 of this module's own holds them, so that no other module's searches meet its chunks.
 """
@@ -26,8 +26,9 @@ from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
-# The request deadline of the API in this module (ANCHORGRAPH_REQUEST_DEADLINE_S).
-DEADLINE_S = 4.0
+# The request deadline of the API in this module (ANCHORGRAPH_REQUEST_DEADLINE_S): the
+# setting's default, long enough for the flat search on a busy two-core machine.
+DEADLINE_S = 10.0
 COLLECTION = "slowlinks"
 LINKS, FAR_CHUNKS = 10_000, 4_000
 QUERY = "the pump that feeds the cooling valve"
@@ -91,15 +92,17 @@ def test_a_search_whose_expansion_would_overrun_the_deadline_answers_by_it_unexp
     client: TestClient,
 ) -> None:
     request = {"query": QUERY, "collections": [COLLECTION]}
-    flat = client.post("/search", json={**request, "expand": {"links": False, "bridges": False}})
+    flat_request = {**request, "expand": {"links": False, "bridges": False}}
+    client.post("/search", json=flat_request)  # untimed: the server plans the statements
+    flat = client.post("/search", json=flat_request)
     assert flat.status_code == 200, flat.text
     assert flat.json()["cut_short"] == []
-    # The default search expands along the links, whose read is cut at its share of the time
-    # left; the answer comes by the deadline, with the hits the flat search has.
+    # The default search expands along the links; their read is waited for no longer than its
+    # share of the time left, and the answer comes by the deadline with the flat search's hits.
     answer = client.post("/search", json=request)
     assert answer.status_code == 200, answer.text
     took = app_seconds(answer.headers)
-    assert took is not None and took < DEADLINE_S
+    assert took is not None and EXPANSION_SHARE * DEADLINE_S < took < DEADLINE_S
     result = answer.json()
     assert result["cut_short"] == ["expand"]
     assert [hit["chunk_id"] for hit in result["hits"]] == [
@@ -107,13 +110,3 @@ def test_a_search_whose_expansion_would_overrun_the_deadline_answers_by_it_unexp
     ]
     assert all(hit["supporting"] == [] for hit in result["hits"])
     print(f"answered in {took:.2f} s, the expansion cut at {EXPANSION_SHARE:g} of the time left")
-
-
-def test_the_server_drops_the_cut_read(client: TestClient) -> None:
-    # The cut read was cancelled on the server (its transaction timed out), not left running:
-    # another cut search is as quick, rather than waiting behind it.
-    request = {"query": QUERY, "collections": [COLLECTION]}
-    answers = [client.post("/search", json=request) for _ in range(2)]
-    assert [a.status_code for a in answers] == [200, 200]
-    assert all(a.json()["cut_short"] == ["expand"] for a in answers)
-    assert all((app_seconds(a.headers) or DEADLINE_S) < DEADLINE_S for a in answers)

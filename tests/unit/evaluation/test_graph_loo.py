@@ -5,16 +5,18 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from anchorgraph.evaluation.graph_loo import Measured, folds, most_chosen, report
+from anchorgraph.evaluation.graph_loo import Measured, Rule, folds, most_chosen, report
 from anchorgraph.evaluation.metrics import held_aside
 
 QUERIES = [f"q{n}" for n in range(40)]
 FLAT = "hybrid@expand=0;bridge=0"
 
 
-def results(path: Path, dataset: str, scores: dict[str, float], lower_held: str = "") -> Path:
+def results(
+    path: Path, dataset: str, scores: dict[str, float], lower_held: str = "", linked: bool = False
+) -> Path:
     """A results.json of ``anchorgraph eval``: each condition scores the same on every query
-    (``lower_held``'s held queries 0.1 less)."""
+    (``lower_held``'s held queries 0.1 less); ``linked``: the run made title links."""
     conditions = [
         {
             "name": name,
@@ -26,7 +28,10 @@ def results(path: Path, dataset: str, scores: dict[str, float], lower_held: str 
         }
         for name, score in scores.items()
     ]
-    path.write_text(json.dumps({"dataset": dataset, "split": "dev", "conditions": conditions}))
+    setup = {"title_links": "title links: …"} if linked else {}
+    path.write_text(
+        json.dumps({"dataset": dataset, "split": "dev", "setup": setup, "conditions": conditions})
+    )
     return path
 
 
@@ -41,8 +46,8 @@ def test_each_fold_chooses_on_the_others_tune_parts(tmp_path: Path) -> None:
     ]
     found = folds(splits, FLAT)
     # Left out, b: a and c prefer the graph; a or c: b's 0.7 does not outweigh 0.6 and 0.4.
-    assert [fold.chosen for fold in found] == ["graph", "graph", "graph"]
-    assert most_chosen(found) == "graph"
+    assert [fold.chosen for fold in found] == [Rule("graph", "graph")] * 3
+    assert most_chosen(found) == Rule("graph", "graph")
     # On c's held part the graph scores 0.5, flat's: at or above it still.
     assert all(fold.at_or_above_flat() for fold in found)
     text = report(splits, FLAT)
@@ -58,3 +63,20 @@ def test_a_setting_below_flat_on_a_held_part_is_said(tmp_path: Path) -> None:
     found = folds(splits, FLAT)
     assert not found[0].at_or_above_flat() and found[1].at_or_above_flat()
     assert "below flat on a-dev" in report(splits, FLAT)
+
+
+def test_a_rule_per_collection_is_chosen_the_same_way(tmp_path: Path) -> None:
+    # The graph pays on the linked splits and costs on the others: a rule that runs it where a
+    # collection is linked, and flat elsewhere, beats every one setting for all.
+    linked = {FLAT: 0.5, "graph": 0.7}
+    unlinked = {FLAT: 0.5, "graph": 0.45}
+    splits = [
+        Measured.load(results(tmp_path / "a.json", "a", linked, linked=True)),
+        Measured.load(results(tmp_path / "b.json", "b", linked, linked=True)),
+        Measured.load(results(tmp_path / "c.json", "c", unlinked)),
+        Measured.load(results(tmp_path / "d.json", "d", unlinked)),
+    ]
+    found = folds(splits, FLAT)
+    assert {fold.chosen for fold in found} == {Rule("graph", FLAT)}
+    assert all(fold.at_or_above_flat() for fold in found)
+    assert "`graph` where linked, `" + FLAT + "` elsewhere" in report(splits, FLAT)

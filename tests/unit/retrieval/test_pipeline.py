@@ -178,19 +178,29 @@ def test_a_ranking_stage_is_added_by_listing_it(graph: RecordedGraph) -> None:
 
 
 @pytest.mark.parametrize(
-    ("links", "mentions"), [(True, False), (False, True), (True, True)], ids=str
+    ("links", "mentions", "read"),
+    [
+        ((True, False, (True, False))),
+        ((True, True, (True, True))),
+        ((False, True, None)),  # bridges only where the collection is linked too
+    ],
+    ids=str,
 )
 def test_the_default_search_expands_along_what_the_collection_holds(
-    links: bool, mentions: bool
+    links: bool, mentions: bool, read: tuple[bool, bool] | None
 ) -> None:
     graph = RecordedGraph(
         {**ROWS, Query.EXPAND_REACHED: [{"sources": []}]}, links=links, mentions=mentions
     )
     context = SearchContext(graph, HashEmbedder())
     result = search(context, SearchOptions(query="pump valve", **OPTIONS))
+    if read is None:
+        assert Query.EXPAND_REACHED not in graph.asked and result.tokens is None
+        context.close()
+        return
     assert graph.asked.count(Query.EXPAND_REACHED) == 1
     asked = graph.given[Query.EXPAND_REACHED]
-    assert (asked["links"], asked["entities"]) == (links, mentions)
+    assert (asked["links"], asked["entities"]) == read
     assert "expand" in [timing.stage for timing in result.timings]
     assert result.tokens is not None
     context.close()
@@ -229,4 +239,14 @@ def test_a_request_turns_each_part_of_the_expansion_off(
     else:
         asked = graph.given[Query.EXPAND_REACHED]
         assert (asked["links"], asked["entities"]) == read
+    context.close()
+
+
+def test_bridges_in_a_collection_without_links_when_asked() -> None:
+    graph = RecordedGraph({**ROWS, Query.EXPAND_REACHED: [{"sources": []}]}, mentions=True)
+    context = SearchContext(graph, HashEmbedder())
+    expand = {"bridges_without_links": True}
+    search(context, SearchOptions(query="pump valve", expand=expand, **OPTIONS))
+    asked = graph.given[Query.EXPAND_REACHED]
+    assert (asked["links"], asked["entities"]) == (False, True)
     context.close()

@@ -124,6 +124,7 @@ def test_every_flat_name_lands_on_its_field_and_is_recorded() -> None:
         "expand_top": 4, "expand_per_hit": 2, "expand_tokens": 99, "expand_threshold": 0.1,
         "expand_decay": 0.5, "expand_fd_weight": 0.3, "expand_query_weight": 0.4,
         "bridge_threshold": 0.05, "bridge_max_mentions": 7, "bridge_beside_links": True,
+        "bridge_without_links": True,
         "expand_rank": True,
     }  # fmt: skip
     priors = {"fd_weight": 0.1, "pagerank_weight": 0.2, "walk_weight": 0.3}
