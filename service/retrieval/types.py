@@ -1263,7 +1263,7 @@ class SearchResult(BaseModel):
     )
     cut_short: list[str] = Field(
         default_factory=list,
-        description='Stages left out so that the search answers by its deadline '
+        description="Stages left out so that the search answers by its deadline "
         '(ANCHORGRAPH_REQUEST_DEADLINE_S): "expand" when the expansion would have overrun it, '
         "the hits then unexpanded.",
     )
