@@ -93,6 +93,9 @@ BRIDGE_FANOUT = 2
 # (one read by ids) has the rest, so that a search whose expansion would overrun the deadline
 # still answers by it, unexpanded.
 EXPANSION_SHARE = 0.5
+# What a chunk placed by its inherited score shows as its score's one part (a hit's ``priors``),
+# so that every hit's parts still add up to its score.
+EXPANSION = "expansion"
 
 
 def graph_parts(options: SearchOptions, scope: Scope) -> SearchOptions:
@@ -415,10 +418,17 @@ class Expand:
 def ranked_with_supporting(hits: list[Ranked], *, document_level: bool) -> list[Ranked]:
     """The hits and their supporting chunks in one ranking by score, each chunk (or document,
     at document level) once at the best score it has: a lower hit that a link reached moves up
-    to the score it inherits when that is higher (its explanation is then the supporting entry
-    under its parent); a supporting chunk keeps its place under its hit too."""
+    to the score it inherits when that is higher (its score is then all the expansion's,
+    ``EXPANSION``, and the supporting entry under its parent says which hop); a supporting chunk
+    keeps its place under its hit too."""
     extra = [
-        Ranked(chunk_id=s.chunk_id, document_id=s.document_id, score=s.score, paths={})
+        Ranked(
+            chunk_id=s.chunk_id,
+            document_id=s.document_id,
+            score=s.score,
+            paths={},
+            signal_contributions={EXPANSION: s.score},
+        )
         for hit in hits
         for s in hit.supporting
     ]

@@ -1200,7 +1200,9 @@ class Hit(BaseModel):
     priors: dict[str, float] = Field(
         default_factory=dict,
         description="What each prior fused with the paths (fd, pagerank) added to the score; "
-        "with the paths' contributions (explain) they add up to it.",
+        "with the paths' contributions (explain) they add up to it. A chunk the expansion "
+        "placed by the score it inherited along a link or bridge (expand.rank) has that score "
+        "as its one part, expansion.",
     )
 
     def citation(self) -> str:

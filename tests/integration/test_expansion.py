@@ -163,6 +163,10 @@ def test_supporting_chunks_can_enter_the_ranking(context: SearchContext) -> None
     scores = [hit.score for hit in ranked.hits]
     assert scores == sorted(scores, reverse=True)
     assert all(score <= scores[-1] for chunk, score in supporting.items() if chunk not in ids)
+    # A chunk placed by the score it inherited shows that score as its one part.
+    flat_ids = {hit.chunk_id for hit in flat.hits}
+    placed = [hit for hit in ranked.hits if hit.chunk_id not in flat_ids]
+    assert placed and all(hit.priors == {"expansion": hit.score} for hit in placed)
     # Without expand_rank the ranking is the flat one.
     assert [h.chunk_id for h in expanded(context, k=5).hits] == [h.chunk_id for h in flat.hits]
 
