@@ -183,17 +183,22 @@ def test_changing_the_mode_and_top_k(page: Any) -> None:
     assert len(hits) == 10  # documents: multisignal scoring ranks documents
     assert len({hit["chunk"].split("#")[0] for hit in hits}) == 10
     assert_bars_add_up(hits)
+    # The signals, or for a document the expansion placed by its inherited score, that score.
     assert {name for hit in hits for name, _ in hit["parts"]} <= {
-        "doc", "segment", "entity", "triple", "text", "fd"
+        "doc", "segment", "entity", "triple", "text", "fd", "expansion"
     }  # fmt: skip
 
     page.select_option("#mode", "bm25")
     assert not page.is_visible("#paths")
     page.select_option("#k", "50")
+    page.uncheck("#expand")  # BM25 alone: no chunk placed by what it inherited
+    page.uncheck("#bridge")
     hits = search(page, "museum")
     assert 10 < len(hits) <= 50
     assert all(hit["parts"] == [["bm25", hit["score"]]] for hit in hits)  # BM25's raw score
     assert all("museum" in [m.lower() for m in hit["marks"]] for hit in hits)
+    page.check("#expand")
+    page.check("#bridge")
     page.select_option("#mode", "hybrid")
     page.select_option("#k", "10")
 
