@@ -405,14 +405,28 @@ class Expand:
         reached = _reached(run, parameters)
         if reached is None:  # the hits as they are, by the request's deadline
             return replace(ranking, cut_short=(*ranking.cut_short, self.name))
-        edges = Edge.all_of(reached["sources"], run.scope.chunks)
+        edges = allowed(Edge.all_of(reached["sources"], run.scope.chunks), run.scope.documents)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]
         if options.expand.rank:  # still k hits: a chunk a hop reached may take a hit's place
             ranked = ranked_with_supporting(hits, document_level=options.document_level)
-            hits = ranked[: options.k]
+            threshold = options.threshold
+            hits = [h for h in ranked if threshold is None or h.score >= threshold][: options.k]
         return replace(ranking, hits=hits)
+
+
+def allowed(
+    edges: Mapping[str, Sequence[Edge]], documents: frozenset[str] | None
+) -> dict[str, list[Edge]]:
+    """The hops that land in a document the search's filters allow (``documents``: their keys;
+    None, every document): what a search returns, supporting chunks included, obeys its filters."""
+    return {
+        source: [
+            edge for edge in hops if documents is None or edge.landing_document_id in documents
+        ]
+        for source, hops in edges.items()
+    }
 
 
 def ranked_with_supporting(hits: list[Ranked], *, document_level: bool) -> list[Ranked]:

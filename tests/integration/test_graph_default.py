@@ -84,6 +84,24 @@ def test_a_collection_without_links_or_entities_pays_nothing_for_the_graph(
     assert [hit.chunk_id for hit in result.hits] == [hit.chunk_id for hit in flat.hits]
 
 
+def test_filters_and_the_threshold_hold_for_what_the_graph_reached(
+    context: SearchContext,
+) -> None:
+    result = searched(context, "default", k=20)
+    reached = {s.document_id for hit in result.hits for s in hit.supporting}
+    hits = {hit.document_id for hit in result.hits}
+    assert reached and hits
+    # Only the documents of the first hits: nothing the graph reached elsewhere comes back.
+    first = sorted(hits)[:3]
+    narrowed = searched(context, "default", k=20, filters={"document_ids": first})
+    returned = {hit.document_id for hit in narrowed.hits}
+    returned |= {s.document_id for hit in narrowed.hits for s in hit.supporting}
+    assert returned and returned <= set(first)
+    cut = result.hits[len(result.hits) // 2].score
+    limited = searched(context, "default", k=20, threshold=cut)
+    assert limited.hits and all(hit.score >= cut for hit in limited.hits)
+
+
 def test_the_upgrade_marks_collections_written_before_the_marks(written: Graph) -> None:
     unmark = "MATCH (c:Collection) REMOVE c.has_links, c.has_mentions"
     written.driver.execute_query(unmark, database_=written.database)

@@ -54,7 +54,10 @@ def context(sample_graph: SampleGraphs, embedder: Embedder) -> Iterator[SearchCo
 
 
 def run(context: SearchContext, query: str, **options: object) -> SearchResult:
-    return search(context, SearchOptions(query=query, **options))  # type: ignore[arg-type]
+    """The search without the graph's expansion unless asked: these are tests of the paths and
+    the fusion (the expansion's are test_expansion.py, test_bridges.py, test_graph_default.py)."""
+    flat = {"expand": False, "bridge": False}
+    return search(context, SearchOptions(query=query, **{**flat, **options}))  # type: ignore[arg-type]
 
 
 def documents(result: SearchResult) -> list[str]:

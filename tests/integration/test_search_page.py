@@ -46,6 +46,8 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
 INCIDENT = "what happened in the Gallery 3 incident?"
+# Each hit's own Browser link (its supporting chunks, folded under it, have theirs).
+HIT_LINKS = "#results > .hit > .actions .browser-link"
 
 
 @pytest.fixture(scope="module")
@@ -503,11 +505,11 @@ def test_browser_links_share_one_tab(page: Any) -> None:
     pages = len(page.context.pages)
     try:
         with page.expect_popup() as opened:
-            page.locator(".hit .browser-link").first.click()
+            page.locator(HIT_LINKS).first.click()
         tab = opened.value
         tab.wait_for_load_state()
         assert tab.url == hits[0]["link"]
-        for then in (page.locator(".hit .browser-link").nth(1), page.locator("#browser-home")):
+        for then in (page.locator(HIT_LINKS).nth(1), page.locator("#browser-home")):
             href = then.evaluate("a => a.href")
             then.click()
             tab.wait_for_url(href)
