@@ -98,7 +98,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     add = parser.add_argument
     add("--part", choices=("latency", "quality", "both"), default="both")
-    add("--home", type=Path, default=Path.home() / ".local/share/anchorgraph/bench-collections")
+    add("--home", type=Path, help="default: bench-collections/ in ANCHORGRAPH_DATA_DIR")
     add("--out", type=Path, default=Path("benchmarks/out/collections"), help="JSON folder")
     add("--neo4j-heap", default="2g", help="of each server")
     add("--neo4j-pagecache", default="2g", help="of each server")
@@ -116,6 +116,7 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     add("--query-seed", type=int, default=0, help="quality: the samples' seed")
     add("--max-documents", type=int, help="quality: a seeded sample of each corpus (see above)")
     args = parser.parse_args(argv)
+    args.home = args.home or Settings().data_dir / "bench-collections"
     if args.collections < 2 or min(args.chunks_per_collection, args.queries) < 1:
         parser.error("--collections ≥ 2, --chunks-per-collection and --queries ≥ 1")
     if args.part != "latency":

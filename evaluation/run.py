@@ -2,11 +2,11 @@
 every condition over every query of the split, the outputs.
 
 The evaluation graph is kept apart from a user's graph: unless a URI is given, the project's own
-``LocalNeo4j`` runs in a home of its own per dataset (``~/.local/share/anchorgraph/eval-neo4j/
-<dataset>``) on free ports. Re-running on the same dataset ingests nothing (the ``Ingestor``
-skips documents whose content hash the graph holds); a graph holds one dataset at a time, so
-another dataset found there (a ``--neo4j-home`` shared between datasets) is wiped first. A server
-given by URI is never wiped unless ``wipe`` says so.
+``LocalNeo4j`` runs in a home of its own per dataset (``eval-neo4j/<dataset>`` in the data
+folder, ``Settings.data_dir``) on free ports. Re-running on the same dataset ingests nothing (the
+``Ingestor`` skips documents whose content hash the graph holds); a graph holds one dataset at a
+time, so another dataset found there (a ``--neo4j-home`` shared between datasets) is wiped first.
+A server given by URI is never wiped unless ``wipe`` says so.
 """
 
 from __future__ import annotations
@@ -65,11 +65,16 @@ from anchorgraph.evaluation.report import (
 
 log = logging.getLogger(__name__)
 
-EVAL_ROOT = Path.home() / ".local/share/anchorgraph/eval-neo4j"
 # The dataset's collection in its evaluation graph (a server of its own): the one an ingest
 # writes into when it names none, where every search reads.
 EVAL_COLLECTION = {"collection": DEFAULT_COLLECTION}
 _PORTS_FILE = "eval-ports.json"
+
+
+def eval_home(dataset: str, settings: Settings | None = None) -> Path:
+    """The home of ``dataset``'s evaluation Neo4j: ``eval-neo4j/<dataset>`` in the data folder
+    (``Settings.data_dir``), where ``neo4j/`` is the user's own server."""
+    return (settings or Settings()).data_dir / "eval-neo4j" / dataset
 
 
 class EvalError(AnchorgraphError):
@@ -91,7 +96,7 @@ class EvalConfig:
     link_titles: bool = False  # link mentions of other documents' titles (corpora without links)
     depth: int = conds.DEPTH
     neo4j_uri: str | None = None
-    neo4j_home: Path | None = None  # default: EVAL_ROOT/<dataset>
+    neo4j_home: Path | None = None  # default: eval_home(<dataset>)
     keep_server: bool = False
     wipe: bool = False  # allow wiping a server given by URI
     batch_size: int = 64
@@ -128,7 +133,7 @@ def eval_server(
     if uri is not None:
         yield base.model_copy(update={"neo4j_uri": uri}), config.wipe
         return
-    home = (config.neo4j_home or EVAL_ROOT / dataset).expanduser()
+    home = (config.neo4j_home or eval_home(dataset, base)).expanduser()
     ports_file = home / _PORTS_FILE
     ports = json.loads(ports_file.read_text()) if ports_file.exists() else None
     settings = _home_settings(base, home, ports)

@@ -79,10 +79,10 @@ from anchorgraph.evaluation import conditions as conds
 from anchorgraph.evaluation.datasets import BeirSplit, Qrels, load_split
 from anchorgraph.evaluation.metrics import NDCG10, RECALL100, aggregate, mean, per_query
 from anchorgraph.evaluation.run import (
-    EVAL_ROOT,
     EvalConfig,
     EvalError,
     Heartbeat,
+    eval_home,
     eval_server,
     stop_eval_server,
 )
@@ -602,7 +602,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         console.print(f"Candidates cached in {path}")
         return
     if args.command == "stop":
-        stopped = stop_eval_server(EVAL_ROOT / args.dataset)
+        stopped = stop_eval_server(eval_home(args.dataset))
         console.print("stopped" if stopped else "not running")
         return
     replays = [Replay.load(path) for path in args.caches]

@@ -13,10 +13,12 @@ embed documents (``ingest``, ``sync``, ``run``, ``eval``) and the API server loa
 from __future__ import annotations
 
 import inspect
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 
 import typer
+from typer.core import TyperCommand
 
 from anchorgraph.cli_audit import audit_app
 from anchorgraph.cli_graph import graph_app
@@ -602,8 +604,10 @@ def search_command(
     api: Annotated[
         str | None,
         typer.Option(
-            help="Search through the API running at this URL (e.g. http://127.0.0.1:8000), "
-            "which has the model loaded, instead of opening Neo4j here; sends "
+            metavar="[URL]",
+            help="Search through a running API, which has the model loaded, instead of "
+            "opening Neo4j here: the one at URL, or without a URL the configured one "
+            "(ANCHORGRAPH_API_HOST and _PORT: http://127.0.0.1:8000 by default); sends "
             "ANCHORGRAPH_API_KEY if set.",
         ),
     ] = None,
@@ -637,7 +641,7 @@ def search_command(
         )
         err.print(f"[bold red]error:[/] {escape(problems)}")
         raise typer.Exit(2) from None
-    result = _search_api(api, options) if api else _search_here(options)
+    result = _search_here(options) if api is None else _search_api(api, options)
     if as_json:
         console.print_json(result.model_dump_json())
         return
@@ -655,7 +659,32 @@ _OWN = [
 search_command.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
     [*_OWN, *(flag.parameter() for flag in SEARCH_FLAGS)]
 )
-app.command("search")(search_command)
+
+
+class _SearchCommand(TyperCommand):
+    """``search``, whose ``--api`` may come without a URL: it then means the configured API.
+    Typer has no option with an optional value, so a bare ``--api`` is given an empty one here
+    (``_api_url``)."""
+
+    def parse_args(self, ctx: Any, args: list[str]) -> list[str]:
+        given: list[str] = []
+        for at, arg in enumerate(args):
+            if arg == "--":  # the rest is the query's, whatever it says
+                given += args[at:]
+                break
+            given.append(arg)
+            if arg == "--api" and not (at + 1 < len(args) and _is_address(args[at + 1])):
+                given.append("")
+        return super().parse_args(ctx, given)
+
+
+app.command("search", cls=_SearchCommand)(search_command)
+
+
+def _is_address(arg: str) -> bool:
+    """Whether what follows ``--api`` is the API's address (``http://host:port``, or
+    ``host:port``) rather than the query or another option."""
+    return "://" in arg or re.fullmatch(r"[\w.-]+:\d{1,5}", arg) is not None
 
 
 def _search_here(options: SearchOptions) -> SearchResult:
@@ -672,15 +701,19 @@ def _search_here(options: SearchOptions) -> SearchResult:
 
 def _search_api(url: str, options: SearchOptions) -> SearchResult:
     """The same search through ``POST /search`` of a running API (which may hold the only
-    password to the graph, and has the model loaded)."""
+    password to the graph, and has the model loaded): the one at ``url``, or (``""``) the
+    configured one."""
     import httpx
     from rich.markup import escape
 
     from anchorgraph.retrieval.types import SearchResult
 
-    key = load_settings().api_key
+    settings = load_settings()
+    key = settings.api_key
     headers = {"X-API-Key": key.get_secret_value()} if key is not None else {}
-    endpoint = f"{url.rstrip('/')}/search"
+    url = url or settings.api_url
+    base = url if "://" in url else f"http://{url}"  # host:port
+    endpoint = f"{base.rstrip('/')}/search"
     try:
         response = httpx.post(
             endpoint,

@@ -7,13 +7,15 @@ down; nothing reads the environment anywhere else.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import Field, SecretStr, field_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 _HOME = Path.home()
 Port = Annotated[int, Field(ge=1, le=65535)]
+# Addresses that mean "every interface": the API is then reached on loopback from this machine.
+_ANY_ADDRESS = ("0.0.0.0", "::", "")
 # What -Xmx accepts: a number of bytes, or of k/m/g/t (either case); Neo4j's "2GB" is not one.
 JvmSize = Annotated[str, Field(pattern=r"^[0-9]+[kKmMgGtT]?$")]
 
@@ -71,22 +73,26 @@ class Settings(BaseSettings):
         default=600.0, gt=0, description="Server-side timeout of one write transaction."
     )
 
-    # --- where commands write ------------------------------------------------------------------
+    # --- where anchorgraph keeps what it makes ------------------------------------------------
     data_dir: Path = Field(
         default=_HOME / ".local/share/anchorgraph",
-        description="Where commands write what they make when no --out is given: "
-        "`anchorgraph audit` its plots in audit/, `anchorgraph eval` its results in "
-        "eval/<dataset>-<split>/; never the current folder.",
+        description="Everything anchorgraph makes, never in the current folder: the local "
+        "Neo4j's home (neo4j/, unless neo4j_home is set), the evaluation's servers "
+        "(eval-neo4j/<dataset>/) and results (eval/<dataset>-<split>/), the audits' plots "
+        "(audit/) when no --out is given. Only the cache (cache_dir) is kept apart.",
     )
 
     # --- the local server (used when neo4j_uri is unset) -------------------------------------
     neo4j_version: str = "5.26.29"
     neo4j_browser_version: str = "5.24.0"
-    neo4j_home: Path = _HOME / ".local/share/anchorgraph/neo4j"
+    neo4j_home: Path = Field(
+        default=_HOME / ".local/share/anchorgraph/neo4j",
+        description="The local server's conf, data, logs and password; unset: neo4j/ in data_dir.",
+    )
     cache_dir: Path = Field(
         default=_HOME / ".cache/anchorgraph",
-        description="Where the Neo4j jars from Maven Central and the ONNX export of the model "
-        "are kept, outside any checkout.",
+        description="What can be fetched or made again (the Neo4j jars from Maven Central, the "
+        "ONNX export of the model, the evaluation's caches), outside any checkout.",
     )
     neo4j_bolt_port: Port = 7687
     neo4j_http_port: Port = 7474
@@ -232,6 +238,16 @@ class Settings(BaseSettings):
         "room for a document at its limit with its JSON escaping or multipart framing.",
     )
 
+    @model_validator(mode="before")
+    @classmethod
+    def _neo4j_home_in_data_dir(cls, values: Any) -> Any:
+        """The local server's home follows ``data_dir`` unless it is set itself (an empty
+        ``ANCHORGRAPH_NEO4J_HOME=`` is unset)."""
+        if isinstance(values, dict) and not values.get("neo4j_home"):
+            data_dir = values.get("data_dir") or cls.model_fields["data_dir"].default
+            return {**values, "neo4j_home": Path(data_dir).expanduser() / "neo4j"}
+        return values
+
     @field_validator("api_key")
     @classmethod
     def _empty_key_is_none(cls, key: SecretStr | None) -> SecretStr | None:
@@ -269,6 +285,18 @@ class Settings(BaseSettings):
     @property
     def bolt_uri(self) -> str:
         return self.neo4j_uri or f"bolt://127.0.0.1:{self.neo4j_bolt_port}"
+
+    @property
+    def api_host_here(self) -> str:
+        """The API's host as this machine reaches it: loopback for an API that listens on every
+        interface."""
+        return "127.0.0.1" if self.api_host in _ANY_ADDRESS else self.api_host
+
+    @property
+    def api_url(self) -> str:
+        """Where this machine reaches the API (``anchorgraph search --api`` without a URL)."""
+        host = self.api_host_here
+        return f"http://{f'[{host}]' if ':' in host else host}:{self.api_port}"
 
     @property
     def browser_url(self) -> str | None:

@@ -122,17 +122,12 @@ _PLAN_CACHE = {
 }
 
 
-# Addresses that mean "every interface": the API is then reached on loopback from this machine.
-_ANY_ADDRESS = ("0.0.0.0", "::", "")
-
-
 def browser_settings(settings: Settings) -> dict[str, str]:
     """Neo4j Browser ready on first login: after connecting it turns off its crash reports and
     usage statistics (Browser's own settings, set with its ``:config`` command), applies the
     graph's style and plays the guide, both served by the API (``service/api/browser.py``),
     whose host Browser must be allowed to fetch from (it checks host names only, not ports)."""
-    host = "127.0.0.1" if settings.api_host in _ANY_ADDRESS else settings.api_host
-    api = f"http://{host}:{settings.api_port}"
+    host, api = settings.api_host_here, settings.api_url
     return {
         "browser.post_connect_cmd": (
             'config {"allowCrashReports": false, "allowUserStats": false}; '

@@ -265,6 +265,12 @@ def test_search_through_the_api_opens_neither_neo4j_nor_a_model(
             ["search", "museum galleries", "-c", COLLECTION, "--api", url], env, tmp_path
         )
         missing = anchorgraph(["search", "museum", "-c", "nowhere", "--api", url], env, tmp_path)
+        # Without a URL, --api asks the configured API (here on a port of the test's own).
+        configured = anchorgraph(
+            ["search", "museum galleries", "-c", COLLECTION, "-k", "3", "--json", "--api"],
+            env | {"ANCHORGRAPH_API_PORT": url.rsplit(":", 1)[1]},
+            tmp_path,
+        )
     assert run.returncode == 0, run.messages
     assert run.imported & (MODEL | {"neo4j", "onnxruntime"}) == set()
     found = json.loads(run.stdout)
@@ -273,3 +279,7 @@ def test_search_through_the_api_opens_neither_neo4j_nor_a_model(
     assert len(found["hits"]) == 3
     assert table.returncode == 0 and "Note" in table.stdout and "round trips" in table.stdout
     assert missing.returncode == 1 and "404" in missing.messages and "nowhere" in missing.messages
+    assert configured.returncode == 0, configured.messages
+    assert [hit["chunk_id"] for hit in json.loads(configured.stdout)["hits"]] == [
+        hit["chunk_id"] for hit in direct["hits"]
+    ]

@@ -121,3 +121,36 @@ def test_a_refusal_quotes_the_model_s_pattern_whole(searched: list[SearchOptions
     assert done.exit_code == 2
     assert "'^[a-z0-9][a-z0-9_-]{0,62}$'" in done.output
     assert not searched
+
+
+@pytest.mark.parametrize(
+    ("arguments", "url", "k"),
+    [
+        (["pump valve", "--api"], "", 10),
+        (["--api", "pump valve"], "", 10),
+        (["pump valve", "--api", "-k", "3"], "", 3),
+        (["pump valve", "--api", "http://api.test:8001", "-k", "3"], "http://api.test:8001", 3),
+        (["pump valve", "--api=http://api.test:8001"], "http://api.test:8001", 10),
+        (["pump valve", "--api", "localhost:8001"], "localhost:8001", 10),
+    ],
+)  # fmt: skip
+def test_api_takes_a_url_or_none_for_the_configured_one(
+    arguments: list[str], url: str, k: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[tuple[str, SearchOptions]] = []
+
+    def capture(given: str, options: SearchOptions) -> Any:
+        asked.append((given, options))
+        raise SystemExit(0)
+
+    monkeypatch.setattr(cli, "_search_api", capture)
+    done = CliRunner().invoke(cli.app, ["search", *arguments])
+    assert done.exit_code == 0, done.output
+    ((given, options),) = asked
+    assert (given, options.query, options.k) == (url, "pump valve", k)
+
+
+def test_a_query_after_a_double_dash_may_say_api(searched: list[SearchOptions]) -> None:
+    done = CliRunner().invoke(cli.app, ["search", "--", "--api"])
+    assert done.exit_code == 0, done.output
+    assert searched[0].query == "--api"
