@@ -13,7 +13,8 @@ Each ``RetrieverResultItem`` is a hit: as content, what the LLM reads (``hits.co
 the title, the chunk and the supporting chunks expansion reached); as metadata,
 ``hits.hit_metadata`` (the score breakdown, FD*, the query's entities, the supporting chunks).
 ``search`` takes neo4j-graphrag's ``top_k`` (our ``k``) and any ``SearchOptions`` field, which
-``GraphRAG.search(retriever_config={...})`` passes through.
+``GraphRAG.search(retriever_config={...})`` passes through; one it refuses raises
+neo4j-graphrag's own ``SearchValidationError``, as its retrievers do.
 """
 
 from __future__ import annotations
@@ -21,10 +22,12 @@ from __future__ import annotations
 from typing import Any
 
 import neo4j
+from neo4j_graphrag.exceptions import SearchValidationError
 from neo4j_graphrag.retrievers.base import Retriever
 from neo4j_graphrag.types import RawSearchResult, RetrieverResultItem
+from pydantic import ValidationError
 
-from anchorgraph.adapters.hits import context_text, fixed_options, hit_metadata, run
+from anchorgraph.adapters.hits import call_options, context_text, fixed_options, hit_metadata
 from anchorgraph.library import Searcher
 
 
@@ -35,7 +38,7 @@ class AnchorgraphRetriever(Retriever):
     # searcher's runtime already verified the server and its indexes.
     VERIFY_NEO4J_VERSION = False
 
-    def __init__(self, searcher: Searcher, /, **options: Any) -> None:
+    def __init__(self, searcher: Searcher, **options: Any) -> None:
         # Retriever.__init__ is not called: all it would do here is relabel the runtime's
         # driver with neo4j-graphrag's user agent, and this retriever never uses a driver.
         self.searcher = searcher
@@ -46,9 +49,17 @@ class AnchorgraphRetriever(Retriever):
         self, query_text: str, top_k: int | None = None, **options: Any
     ) -> RawSearchResult:
         """Search ``query_text``; ``top_k`` is the number of hits (``k``), and any other
-        keyword a ``SearchOptions`` field for this call."""
+        keyword a ``SearchOptions`` field for this call.
+
+        Raises:
+            SearchValidationError: ``top_k`` or an option ``SearchOptions`` refuses.
+        """
         overrides = {**options, **({} if top_k is None else {"k": top_k})}
-        result = run(self.searcher, query_text, self.options, overrides)
+        try:
+            asked = call_options(self.searcher, query_text, self.options, overrides)
+        except ValidationError as error:
+            raise SearchValidationError(error.errors()) from error
+        result = self.searcher(asked)
         records = [
             neo4j.Record(  # type: ignore[no-untyped-call]
                 {"content": context_text(hit), "metadata": hit_metadata(result, hit)}

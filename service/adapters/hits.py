@@ -28,10 +28,21 @@ def fixed_options(options: Mapping[str, Any]) -> dict[str, Any]:
 def run(
     searcher: Searcher, query: str, options: Mapping[str, Any], overrides: Mapping[str, Any]
 ) -> SearchResult:
-    """One search with the retriever's options and a call's overrides, which change a group's
+    """One search with the retriever's options and a call's overrides."""
+    return searcher(call_options(searcher, query, options, overrides))
+
+
+def call_options(
+    searcher: Searcher, query: str, options: Mapping[str, Any], overrides: Mapping[str, Any]
+) -> SearchOptions:
+    """The options of one search: the retriever's, with a call's overrides changing a group's
     fields one by one as the library's do (``expand={"depth": 2}`` keeps the retriever's
-    ``expand.links``)."""
-    return searcher(SearchOptions.model_validate({**options, "query": query}), **overrides)
+    ``expand.links``).
+
+    Raises:
+        ValidationError: (pydantic's) an override ``SearchOptions`` refuses.
+    """
+    return searcher.options(SearchOptions.model_validate({**options, "query": query}), **overrides)
 
 
 def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:

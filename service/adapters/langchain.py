@@ -27,14 +27,16 @@ from anchorgraph.library import Searcher
 
 
 class AnchorgraphRetriever(BaseRetriever):
-    """A ``BaseRetriever`` over a ``Searcher`` with fixed ``SearchOptions`` fields."""
+    """A ``BaseRetriever`` over a ``Searcher`` with fixed ``SearchOptions`` fields, all keywords
+    (``AnchorgraphRetriever(searcher=…, k=3)``, as LangChain's standard tests build a retriever;
+    the searcher may also come first, unnamed)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True)
 
     searcher: Searcher
     options: dict[str, Any]
 
-    def __init__(self, searcher: Searcher, /, **options: Any) -> None:
+    def __init__(self, searcher: Searcher, **options: Any) -> None:
         super().__init__(searcher=searcher, options=fixed_options(options))
 
     def _get_relevant_documents(

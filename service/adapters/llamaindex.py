@@ -11,10 +11,14 @@
 Each ``NodeWithScore`` is a hit: a ``TextNode`` with the chunk's id and text and
 ``hits.hit_metadata`` as metadata, scored by the fused score. Only the title and the document
 id reach the text an LLM or an embedding model reads; the breakdown stays metadata.
+``aretrieve`` runs the same search on a worker thread: the engine is synchronous (the Neo4j
+driver's blocking sessions, the model on the CPU), and the event loop serves other tasks
+meanwhile.
 """
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from llama_index.core.retrievers import BaseRetriever
@@ -30,7 +34,7 @@ _READ_WITH_THE_TEXT = frozenset({"title", "document_id"})
 class AnchorgraphRetriever(BaseRetriever):
     """A ``BaseRetriever`` over a ``Searcher`` with fixed ``SearchOptions`` fields."""
 
-    def __init__(self, searcher: Searcher, /, **options: Any) -> None:
+    def __init__(self, searcher: Searcher, **options: Any) -> None:
         super().__init__()
         self.searcher = searcher
         self.options = fixed_options(options)
@@ -50,3 +54,7 @@ class AnchorgraphRetriever(BaseRetriever):
             )
             found.append(NodeWithScore(node=node, score=hit.score))
         return found
+
+    async def _aretrieve(self, query_bundle: QueryBundle) -> list[NodeWithScore]:
+        # LlamaIndex's default runs _retrieve on the event loop itself, blocking it.
+        return await asyncio.to_thread(self._retrieve, query_bundle)

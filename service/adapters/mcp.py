@@ -1,6 +1,8 @@
 """The MCP server of ``anchorgraph mcp`` (the ``mcp`` extra): anchorgraph as tools an agent calls.
 
-Tools, each answering with a typed model (structured content, and its JSON as text):
+Tools, each answering with a typed model (structured content, and its JSON as text), each
+refusing an argument it does not take (its input schema is closed: ``additionalProperties``
+false):
 
 * ``search``: every ``SearchOptions`` field as an argument (validated as ``POST /search``
   validates them), the ``SearchResult`` with each hit's score breakdown (``explain`` is on by
@@ -23,7 +25,8 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from mcp.server.fastmcp import FastMCP
-from pydantic import BaseModel, ConfigDict, Field
+from mcp.server.fastmcp.tools import Tool
+from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from anchorgraph.adapters.notebook import neighbourhood_of
 from anchorgraph.api.graph import Neighbourhood
@@ -75,7 +78,6 @@ def build_server(
 ) -> FastMCP:
     """The server with its four tools over ``searcher``, reading what ``access`` allows
     (``host`` and ``port``: HTTP only)."""
-    server = FastMCP("anchorgraph", instructions=INSTRUCTIONS, host=host, port=port)
 
     def visible(collection: str) -> str:
         if not access.can_read(collection):
@@ -89,23 +91,13 @@ def build_server(
     # The tool's arguments are SearchOptions' fields, so that an agent sees each one (type,
     # bounds, description) in the tool's schema and the two stay the same as fields change.
     search.__signature__ = _search_signature()  # type: ignore[attr-defined]
-    server.add_tool(
-        search,
-        name="search",
-        description="Hybrid search over the graph with every score explained: the hits (chunks, "
-        "or documents with their best chunk), each with its per-path scores, FD* and the "
-        "supporting chunks its hyperlinks reached (expand), and the entities the query names.",
-        structured_output=True,
-    )
 
-    @server.tool()
     async def get_document(
         id: str, collection: CollectionArgument = DEFAULT_COLLECTION
     ) -> DocumentOut:
         """A document by id, with its chunks, its outgoing links and the entities it names."""
         return await anyio.to_thread.run_sync(document, searcher.graph, visible(collection), id)
 
-    @server.tool()
     async def neighbourhood(
         id: str,
         collection: CollectionArgument = DEFAULT_COLLECTION,
@@ -121,7 +113,6 @@ def build_server(
             )
         )
 
-    @server.tool()
     async def explain_fd(
         id: str, collection: CollectionArgument = DEFAULT_COLLECTION
     ) -> FdExplanation:
@@ -132,7 +123,42 @@ def build_server(
             fd_explanation, searcher.graph, visible(collection), id
         )
 
-    return server
+    tools = [
+        Tool.from_function(
+            search,
+            name="search",
+            description="Hybrid search over the graph with every score explained: the hits "
+            "(chunks, or documents with their best chunk), each with its per-path scores, FD* "
+            "and the supporting chunks its hyperlinks reached (expand), and the entities the "
+            "query names.",
+            structured_output=True,
+        ),
+        Tool.from_function(get_document),
+        Tool.from_function(neighbourhood),
+        Tool.from_function(explain_fd),
+    ]
+    return FastMCP(
+        "anchorgraph",
+        instructions=INSTRUCTIONS,
+        host=host,
+        port=port,
+        tools=[closed(tool) for tool in tools],
+    )
+
+
+def closed(tool: Tool) -> Tool:
+    """``tool`` refusing an argument it does not take, with its input schema saying so
+    (``additionalProperties: false``). FastMCP's argument models drop unknown arguments
+    unseen, so an agent's misspelt option (``{"qeury": …}``, ``{"top_k": 3}``) would answer
+    as if it had not been given."""
+    arguments = tool.fn_metadata.arg_model
+    refusing = create_model(
+        arguments.__name__, __base__=arguments, __cls_kwargs__={"extra": "forbid"}
+    )
+    metadata = tool.fn_metadata.model_copy(update={"arg_model": refusing})
+    return tool.model_copy(
+        update={"fn_metadata": metadata, "parameters": refusing.model_json_schema(by_alias=True)}
+    )
 
 
 def serve(

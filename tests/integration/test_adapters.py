@@ -1,15 +1,19 @@
 """The framework adapters against the real server, model and sample corpus: each retrieves the
 museum's founding document for a question about its founding and carries the score breakdown,
-FD*, the query's entities and the supporting chunks through to its framework's own types."""
+FD*, the query's entities and the supporting chunks through to its framework's own types; the
+LangChain retriever passes LangChain's own standard tests (langchain-tests), the LlamaIndex one
+awaits without blocking the event loop, and neo4j-graphrag reads a bad option as its own
+error."""
 
 from __future__ import annotations
 
-import re
+import asyncio
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
+from langchain_core.retrievers import BaseRetriever
+from langchain_tests.integration_tests import RetrieversIntegrationTests
 from pydantic import ValidationError
 from sample_graph import SampleGraphs
 
@@ -19,8 +23,6 @@ from anchorgraph.retrieval.types import SearchResult
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
-
-ROOT = Path(__file__).resolve().parents[2]
 
 FOUNDING = "people/helena-vasconcelos.md"
 QUESTION = "Who asked the Fundação Aurora to give its collection to a new museum?"
@@ -97,6 +99,34 @@ def test_langchain_retriever_refuses_bad_options_when_made(library: Library) -> 
         AnchorgraphRetriever(library, level="chunk", paths=["doc_dense"])
 
 
+class TestLangChainStandard(RetrieversIntegrationTests):
+    """LangChain's own retriever suite (langchain-tests), which builds the retriever from
+    keyword parameters alone and asks it for ``k`` documents, made and invoked."""
+
+    # The kit's one async test (ainvoke) runs on anyio's pytest plugin, which leaves its
+    # synchronous tests alone (pytest-asyncio's mark would warn on each of them).
+    pytestmark = pytest.mark.anyio
+
+    @pytest.fixture(autouse=True)
+    def _searcher(self, library: Library) -> None:
+        # The kit reads its parameters from properties; the searcher is a module fixture.
+        self.searcher = library
+
+    @property
+    def retriever_constructor(self) -> type[BaseRetriever]:
+        from anchorgraph.adapters.langchain import AnchorgraphRetriever
+
+        return AnchorgraphRetriever
+
+    @property
+    def retriever_constructor_params(self) -> dict[str, Any]:
+        return {"searcher": self.searcher, "level": "document"}
+
+    @property
+    def retriever_query_example(self) -> str:
+        return QUESTION
+
+
 # --- neo4j-graphrag -------------------------------------------------------------------------------
 def echo_llm() -> Any:
     """A neo4j-graphrag LLM that answers with the prompt it was given, so that a test reads the
@@ -148,6 +178,21 @@ def test_graphrag_pipeline_takes_the_retriever_unchanged(
     assert supporting[0]["text"] in item.content and supporting[0]["text"] in one.answer
 
 
+def test_graphrag_refuses_a_bad_retriever_config_with_its_own_error(library: Library) -> None:
+    from neo4j_graphrag.exceptions import SearchValidationError
+    from neo4j_graphrag.generation import GraphRAG
+
+    from anchorgraph.adapters.graphrag import AnchorgraphRetriever
+
+    rag = GraphRAG(retriever=AnchorgraphRetriever(library, **OPTIONS), llm=echo_llm())
+    with pytest.raises(SearchValidationError) as refused:
+        rag.search(QUESTION, retriever_config={"top_k": 0}, return_context=True)
+    assert [error["loc"] for error in refused.value.errors] == [("k",)]
+    with pytest.raises(SearchValidationError) as unknown:
+        rag.search(QUESTION, retriever_config={"bogus": 1}, return_context=True)
+    assert [error["loc"] for error in unknown.value.errors] == [("bogus",)]
+
+
 # --- LlamaIndex -----------------------------------------------------------------------------------
 def test_llamaindex_retriever(library: Library, direct: SearchResult) -> None:
     from llama_index.core.schema import MetadataMode, NodeWithScore
@@ -168,25 +213,20 @@ def test_llamaindex_retriever(library: Library, direct: SearchResult) -> None:
     assert_supporting([f.node.metadata for f in expanded])
 
 
-# --- docs/adapters.md -----------------------------------------------------------------------------
-def test_the_example_of_docs_adapters_md_runs(
-    library: Library,
-    settings: Settings,
-    monkeypatch: pytest.MonkeyPatch,
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    from anchorgraph.graph.driver import neo4j_auth
+def test_llamaindex_aretrieve_leaves_the_event_loop_free(library: Library) -> None:
+    from anchorgraph.adapters.llamaindex import AnchorgraphRetriever
 
-    page = (ROOT / "docs" / "adapters.md").read_text(encoding="utf-8")
-    blocks = re.findall(r"```python\n(.*?)```", page, flags=re.DOTALL)
-    assert len(blocks) == 1
-    monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
-    monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
-    namespace = {"__name__": "__docs__", "llm": echo_llm()}
-    exec(compile(blocks[0], "docs/adapters.md", "exec"), namespace)
-    langchain, llamaindex, *graphrag = capsys.readouterr().out.splitlines()
-    assert langchain.startswith(f"{FOUNDING} {{'raw': ")
-    assert llamaindex.startswith(f"{FOUNDING} 0.")
-    # The echoed prompt: neo4j-graphrag's template around the founding document's context.
-    assert graphrag[:2] == ["Context:", "Helena Vasconcelos, founding director"]
-    assert "[“" in "\n".join(graphrag)  # the link that led to a supporting chunk
+    retriever = AnchorgraphRetriever(library, **OPTIONS)
+
+    async def race() -> tuple[bool, list[Any]]:
+        retrieval = asyncio.create_task(retriever.aretrieve(QUESTION))
+        # Back here after the retrieval's first step: one that blocks the loop is over by then.
+        await asyncio.sleep(0)
+        busy = not retrieval.done()
+        return busy, await retrieval
+
+    busy, found = asyncio.run(race())
+    assert busy, "aretrieve held the event loop until its search was over"
+    synchronous = retriever.retrieve(QUESTION)
+    assert [f.node.node_id for f in found] == [f.node.node_id for f in synchronous]
+    assert [f.score for f in found] == pytest.approx([f.score for f in synchronous])

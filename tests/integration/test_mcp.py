@@ -47,7 +47,7 @@ def server_env(
 
 
 async def exercise(session: Any) -> dict[str, Any]:
-    """Every tool once, and two calls that must fail: what the assertions read."""
+    """Every tool once, and calls that must fail: what the assertions read."""
     await session.initialize()
     listed = await session.list_tools()
     calls = {
@@ -65,6 +65,7 @@ async def exercise(session: Any) -> dict[str, Any]:
             "search",
             {"query": QUESTION, "mode": "dense", "fusion": {"pagerank_weight": 1.0}},
         ),
+        "unknown": ("search", {"query": QUESTION, "bogus": 1}),
         "missing": ("get_document", {"id": "no/such/document.md"}),
         "elsewhere": ("get_document", {"id": FOUNDING, "collection": "other"}),
         "fd_missing": ("explain_fd", {"id": "no/such/document.md"}),
@@ -85,6 +86,8 @@ def check(answers: dict[str, Any]) -> None:
     )
     assert properties["k"]["minimum"] == 1 and properties["k"]["maximum"] == 1000
     assert tools["search"].inputSchema["required"] == ["query"]
+    # Every tool says it takes nothing else, and refuses anything else (below).
+    assert all(tool.inputSchema["additionalProperties"] is False for tool in tools.values())
 
     found = answers["search"]
     assert not found.isError
@@ -119,6 +122,7 @@ def check(answers: dict[str, Any]) -> None:
     failures = {
         "bad": "k",
         "rule": "pagerank_weight",
+        "unknown": "bogus\n  Extra inputs are not permitted",
         "missing": "no/such",
         "elsewhere": "'other'",
         "fd_missing": "no/such",
