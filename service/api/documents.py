@@ -18,6 +18,7 @@ from anchorgraph.api.deadline import answered_by
 from anchorgraph.api.deps import AccessDep, RuntimeDep, readable, writable
 from anchorgraph.api.errors import problems, unreadable_json
 from anchorgraph.api.schemas import (
+    NO_NUL,
     VISIBLE_CHARACTER,
     DocumentIn,
     DocumentOut,
@@ -90,12 +91,13 @@ def _upload_schema() -> dict[str, Any]:
             "type": "string",
             "contentMediaType": "text/plain",
             "pattern": VISIBLE_CHARACTER,
-            "description": "The document: UTF-8 text, Markdown or HTML (a file part, or a plain "
-            "field of at most 1 MB), or a file part holding a PDF, Word .docx or PNG/JPEG/TIFF "
-            "file (read by OCR where it has no text layer). The format is the `format` field "
-            "(text formats), else the file name's suffix (.txt, .md, .html; for a file part "
-            "also .pdf, .docx, .png, .jpg, .tif), else the part's content type (a plain field "
-            "is text).",
+            **NO_NUL,
+            "description": "The document: UTF-8 text, Markdown or HTML without a NUL character "
+            "(a file part, or a plain field of at most 1 MB), or a file part holding a PDF, Word "
+            ".docx or PNG/JPEG/TIFF file (read by OCR where it has no text layer). The format is "
+            "the `format` field (text formats), else the file name's suffix (.txt, .md, .html; "
+            "for a file part also .pdf, .docx, .png, .jpg, .tif), else the part's content type "
+            "(a plain field is text).",
         }
     }
     for name, schema in fields["properties"].items():

@@ -6,6 +6,7 @@ from datetime import datetime
 from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from anchorgraph.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Text
@@ -91,6 +92,14 @@ LanguageField = Field(
 )
 
 
+# A document's text holds no NUL character: the reader refuses one with 400 (no text holds one;
+# UTF-16 without its mark reads as UTF-8 with a NUL in every other byte). Said in the schema, so
+# that a request it calls well formed is one the API takes (schemathesis checks exactly that).
+# A `not` of a one-character pattern, which a validator reads in one pass, where a pattern
+# matching the whole text would backtrack over a long one.
+NO_NUL: JsonDict = {"not": {"pattern": "\\x00"}}
+
+
 class DocumentIn(BaseModel):
     """A document sent as JSON. ``format`` says how to read ``text``."""
 
@@ -115,7 +124,9 @@ class DocumentIn(BaseModel):
     collection: CollectionName = CollectionField
     replace: bool = ReplaceField
     text: Annotated[str, VISIBLE, UTF8] = Field(
-        description="The content, at most max_document_bytes in UTF-8 (else 413)."
+        description="The content, at most max_document_bytes in UTF-8 (else 413), without a "
+        "NUL character (else 400).",
+        json_schema_extra=NO_NUL,
     )
     format: Literal["text", "markdown", "html"] = "text"
     title: Label = Field("", description="Default: from the document (front matter, H1, ...).")
