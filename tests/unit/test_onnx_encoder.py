@@ -7,15 +7,13 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from sentence_transformers import SentenceTransformer
-
-try:  # sentence-transformers 6 moved the modules (the old path warns)
-    from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
-except ImportError:  # 3.x-5.x
-    from sentence_transformers.models import Pooling, Transformer
 
 from anchorgraph.embedding import SentenceTransformerEmbedder, resolve_model_path
 from anchorgraph.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
+
+# Every test loads the model; sentence-transformers is imported by the tests themselves, not at
+# collection, so that a fast test that loads it is still caught (tests/conftest.py).
+pytestmark = pytest.mark.slow
 
 MODEL = "all-MiniLM-L6-v2"
 TEXTS = [
@@ -78,6 +76,13 @@ def test_a_damaged_export_falls_back_to_torch_then_is_rebuilt(
 
 
 def test_other_model_shapes_are_refused(tmp_path: Path) -> None:
+    from sentence_transformers import SentenceTransformer
+
+    try:  # sentence-transformers 6 moved the modules (the old path warns)
+        from sentence_transformers.sentence_transformer.modules import Pooling, Transformer
+    except ImportError:  # 3.x-5.x
+        from sentence_transformers.models import Pooling, Transformer
+
     transformer = Transformer(resolve_model_path(MODEL))
     cls_pooling = Pooling(transformer.get_word_embedding_dimension(), pooling_mode="cls")
     model = SentenceTransformer(modules=[transformer, cls_pooling], device="cpu")

