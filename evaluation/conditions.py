@@ -5,8 +5,9 @@
 * **peers**: neo4j-graphrag's ``VectorRetriever`` and ``HybridRetriever`` (naive and linear
   rankers) on the same Neo4j, the same indexes (``chunk_embedding``, ``chunk_text``) and the
   same model; they return chunks, mapped to documents by their best chunk;
-* **in-memory references**: rank-bm25 (BM25Okapi), MiniLM alone, the "plain hybrid" of the
-  issue (each side min-max normalised over its own top 100, 0.5/0.5 sum) and RRF(60) of the
+* **in-memory references**: rank-bm25 (BM25Okapi), MiniLM alone, a "plain hybrid" (each
+  side min-max normalised over its own top 100, 0.5/0.5 sum: the baseline a hybrid retriever
+  is usually measured against) and RRF(60) of the
   two, over whole documents (title and text).
 
 A new condition is a ``ConditionName`` member, a class with ``name`` and ``rank``, and one
@@ -333,7 +334,8 @@ register(ConditionName.MULTISIGNAL, Group.OURS)(
     _ours(ConditionName.MULTISIGNAL, {"mode": Mode.MULTISIGNAL})
 )
 # FD*'s weight in the fusion, chosen on the tune parts of SciFact train and NFCorpus dev:
-# the best there on SciFact, within 0.001 of the best on NFCorpus (docs/benchmarks.md).
+# the best there on SciFact, within 0.001 of the best on NFCorpus (docs/benchmarks.md, "FD* (λ
+# and a_source)").
 HYBRID_FD_WEIGHT = 0.1
 register(ConditionName.FD_RERANK, Group.OURS)(
     _ours(ConditionName.FD_RERANK, {"mode": Mode.DENSE, "fd_rerank": True})
@@ -366,7 +368,7 @@ register(ConditionName.HYBRID_EXPAND_BRIDGE, Group.OURS)(
 # The walk's weight as a prior of the fusion (Personalized PageRank, anchorgraph.retrieval.walk),
 # chosen on MuSiQue dev's tune part among 0.05–1.6 (0.4: 0.6740 against flat 0.6668; held part
 # 0.6800 against 0.6680); on HotpotQA dev500 it gave 0.848 against 0.843 (tune), 0.854 against
-# 0.853 (held). docs/benchmarks.md, "Entity bridges".
+# 0.853 (held). docs/benchmarks.md, "Entity bridges" ("The walk").
 WALK_WEIGHT = 0.4
 register(ConditionName.HYBRID_WALK, Group.OURS)(
     _ours(
@@ -649,7 +651,7 @@ def min_max_top(pairs: list[tuple[int, float]]) -> dict[int, float]:
 def plain_hybrid_scores(
     bm25: list[tuple[int, float]], dense: list[tuple[int, float]], weight: float = 0.5
 ) -> list[tuple[int, float]]:
-    """The issue's plain hybrid: each side min-max normalised over its own top list, then
+    """The plain hybrid baseline: each side min-max normalised over its own top list, then
     ``weight·dense + (1 - weight)·bm25``; a document missing from a side gets 0 there."""
     lexical, semantic = min_max_top(bm25), min_max_top(dense)
     fused = {

@@ -10,8 +10,9 @@ placeholder, it is derived here from a split's judgements:
    reranked exactly as the engine reranks (``fd_reranked``), and NDCG@10 is measured on the
    split's *tune* part only (``held_aside`` keeps ~30 % of the queries out of every choice).
    Per λ the a_source with the best tune NDCG@10 wins (ties: the one closest to all-1).
-3. λ: the largest whose tune NDCG@10 stays within ``max_cost`` (0.01, the FD* issue's budget)
-   of the cosine ranking's, since a larger λ gives FD* more say.
+3. λ: the largest whose tune NDCG@10 stays within ``max_cost`` (0.01, the NDCG@10 an FD*
+   rerank may cost: docs/benchmarks.md) of the cosine ranking's, since a larger λ gives FD*
+   more say.
 
 The report gives, for every λ, the fitted a_source and NDCG@10 and the evidence-tier share of
 the top 5 on both parts, beside cosine's; and each source type's relevance rate in the pools

@@ -27,8 +27,8 @@ The rules, in the order they run on each chunk text:
    aim of this study was") announces what was asked, not what was found. *Hedged* claims whose
    hedge strength is ≥ 2 (two soft cues like "may possibly", "suggest … may", or one speculative
    cue like "we hypothesize", "it is thought", "remains unclear") are dropped; a single soft
-   hedge only lowers ``prob_fact`` (the issue asks both to "drop hedged statements" and that
-   "hedges lower it": strong hedging is the former, a lone "may" the latter). *Fragments* are
+   hedge only lowers ``prob_fact`` (docs/design.md §3 both drops hedged statements and lets
+   hedges lower the score: strong hedging is the former, a lone "may" the latter). *Fragments* are
    dropped: fewer than :data:`MIN_WORDS` words, or not a single word that could be a verb
    (:func:`_is_verb_lenient`; titles, headings, labels such as "Vitamin D and fracture risk").
 5. **Score**: ``prob_fact = clamp(0.2, 1.0, BASE + Σ weight of each feature that fires)`` over the

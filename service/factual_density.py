@@ -12,13 +12,13 @@ The formulas, for a document (or chunk) ``d`` with atomic claims ``c`` of ``prob
 
 * ``FD*_rescaled = Φ(z) × a_source / a_max``, in [0, 1]: each factor of FD* rescaled on its own,
   the z-score to its percentile under the standard normal CDF Φ, the authority to its share of
-  the largest one in the graph (``a_max``, at least 1.0). ``Φ(FD*)`` was the first choice and
-  failed on measurement: a z-score below 0 times a higher authority is *lower*, so a review a
-  little sparser than its bin's mean sank below an ordinary article, while the reviews and
-  trials in SciFact train's cosine top 20 were relevant 1.3 and 1.8 times as often as the rest
-  (``docs/benchmarks.md``). This form is monotonic in the z-score and in the authority, and
-  independent of whichever other candidates a search found (a min-max over the top 20 would
-  give the weakest of 20 strong texts 0).
+  the largest one in the graph (``a_max``, at least 1.0). Not ``Φ(FD*)``: a z-score below 0
+  times a higher authority is *lower*, so a review a little sparser than its bin's mean would
+  sink below an ordinary article, while the reviews and trials in SciFact train's cosine top 20
+  are relevant 1.3 and 1.8 times as often as the rest (``docs/benchmarks.md``, "FD* (λ and
+  a_source)", where ``Φ(z·a_source)`` ranks worse at every λ). This form is monotonic in the
+  z-score and in the authority, and independent of whichever other candidates a search found
+  (a min-max over the top 20 would give the weakest of 20 strong texts 0).
 * The FD* rerank (docs/design.md §3): ``(1 − λ)·score + λ·FD*_rescaled`` over the top hits;
   λ = 0.1 by default, chosen on relevance judgements (``docs/benchmarks.md``).
 

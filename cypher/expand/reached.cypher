@@ -27,7 +27,7 @@
 // however many hits reach it. Reading a chunk's embedding is the costliest step of the bridges
 // (a 384-float array property: ~8 µs of server time each on a busy two-core machine, against
 // ~3 µs for a similarity); on MuSiQue dev one answer's bridges joined 126 pairs of chunks at the
-// median, with 87 distinct landing chunks (docs/benchmarks.md, "Entity bridges").
+// median, with 87 distinct landing chunks (docs/benchmarks.md, "The expansion's cost").
 // Each row carries the FD* inputs of the chunk its hops leave (their anchor node), once, and
 // each hop its landing chunk's similarity to the query vector (its own similarity to the
 // question).

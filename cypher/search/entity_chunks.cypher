@@ -7,9 +7,9 @@
 // finders scored best; a query whose rarest entity alone is past the budget finds nothing here.
 // On the dev splits no query comes near it (at most 1,540 mentions walked, on SciFact train), so
 // their candidates are those every entity's walk gives; at a million generated chunks, entities
-// that 15,000–39,000 chunks mention were walked whole, and the path's server p95 was 41–43 ms
-// (docs/benchmarks.md, "The entity path's walk bounded"). The finders add their scores in the
-// order of $entities, as the walk of every entity did, so every sum is the same to the last bit.
+// that 15,000–39,000 chunks mention would be walked whole, for a server p95 of 41–43 ms against
+// 16–22 ms (docs/benchmarks.md, "Budgets of the paths"). The finders add their scores in the
+// order of $entities, as a walk of every entity would, so every sum is the same to the last bit.
 // Parameters: $entities (list of {id, score}), $max_mentions, $boost_pool (at least $k), $k,
 // $allowed (document ids, or null).
 // Returns: one row, candidates: a list of {chunk_id, document_id, score}, best first (one list

@@ -8,8 +8,8 @@
 // count is the folder's degree, read without a walk) cluster, and only tags on at most
 // $max_tagged_documents documents lift them: a larger folder or tag ties its documents at one
 // score, so the path would keep those of the smallest ids (noise in the fusion), and at a
-// million generated chunks, with ~900 documents a folder and ~3,300 a tag, walking them made
-// the path's p95 (docs/benchmarks.md, "Large folders and tags").
+// million generated chunks, with ~900 documents a folder and ~3,300 a tag, walking them is
+// the path's p95 (docs/benchmarks.md, "Budgets of the paths").
 // Identifiers are entity keys of the searched collections already; tags are matched within
 // them.
 // Parameters: $identifier_ids (entity keys), $terms (query terms, matched to tag names),

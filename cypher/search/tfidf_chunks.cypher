@@ -10,20 +10,20 @@
 // CommonTermsQuery), and a term finds only while the postings walked so far, its own included,
 // stay within $max_postings, the rarest too: so the walk is bounded whatever the collection's
 // size. A query whose rarest term alone is in more than $max_postings chunks finds nothing here
-// (the BM25 path, whose Lucene index skips through long postings, still answers it); the
-// rarest term walked past the budget before, and at a million generated chunks the queries of
-// common words only (11 % of them) walked up to about 349,000 postings (benchmarks/
-// tfidf_budget.py; docs/benchmarks.md, "A million chunks against 100,000"). The other terms
+// (the BM25 path, whose Lucene index skips through long postings, still answers it). Without
+// the budget on the rarest term, the queries of common words only (11 % of them) walk up to
+// about 349,000 postings at a million generated chunks; 10,000 changes no query of the dev
+// splits (benchmarks/tfidf_budget.py; docs/benchmarks.md, "Budgets of the paths"). The other terms
 // ("boosters") only add their weight to the $boost_pool chunks the finders scored best; a
 // booster's idf is the lowest, so it rarely lifts a chunk from further down into the top $k.
 // Each collection searched does this on its own; their best chunks are then ranked together.
 // A pool chunk's postings are walked once for all the boosters, not once per booster: asking
 // for (c)-[:HAS_TERM]->(t) with both ends bound walks c's whole relationship chain each time
-// (~60 relationships a chunk), which on SciFact train made 39,000 db hits at the median per
-// statement against 9,600 now, and took about a quarter off its p50 (docs/benchmarks.md,
-// "Speed"). The booster terms are listed once per chunk, not once per relationship walked. The
-// boosters' weights are then added in the boosters' own order, as before, so every score is the
-// same to the last bit.
+// (~60 relationships a chunk): on SciFact train 39,000 db hits at the median per statement
+// against 9,600 walked once, a quarter of its p50 (docs/benchmarks.md, "Budgets of the paths").
+// The booster terms are listed once per chunk, not once per relationship walked. The boosters'
+// weights are added in the boosters' own order, so every score is the same to the last bit
+// as a walk per booster gives.
 // Parameters: $terms (distinct query terms), $common_fraction, $max_postings, $boost_pool
 // (at least $k), $k, $collections (names, or null for every one), $allowed (document keys, or
 // null).

@@ -10,10 +10,10 @@ nothing stays) while it runs the search the search page sends (``FIRST_SEARCHES`
 it serves, one throwaway search of each other kind (``WARM_SEARCHES``: every path, both levels,
 the ranking stages). Measured with ``benchmarks/warm_start.py`` (medians of two runs, the sample
 corpus): warming all of it before serving makes start-up ~10 s longer; all of it in the
-background left a search made at once waiting 3.8 s for the plans the warm-up was making; the
+background leaves a search made at once waiting 3.8 s for the plans the warm-up is making; the
 write and the page's search first, side by side, add ~4.5 s to an 8 s start-up; with the
-background giving way (below), a search made at once then takes ~160 ms and a write ~0.4 s
-(0.84 s without giving way).
+background giving way (below), a search made at once takes ~160 ms and a write ~0.4 s (0.84 s
+without giving way).
 The background part gives way to the requests it warms for: before each of its searches it waits
 until no request has been in flight for ``QUIET_S`` (``Requests.quiet``, at most ``YIELD_S``), so
 that a person's first search shares the two cores with at most one warm search, not a queue of
@@ -21,7 +21,7 @@ them.
 It warms again whenever Neo4j comes back after an outage. The graph gateway notices failures
 request by request but not a recovery, so a watcher thread asks Neo4j for its version every
 ``interval_s`` (the query of ``GET /health``); the first answer after a failure warms again.
-Figures: ``docs/benchmarks.md`` (warm start).
+Figures: ``docs/benchmarks.md`` ("Warm start", and "Server settings" for the ways compared).
 """
 
 from __future__ import annotations

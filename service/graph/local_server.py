@@ -60,13 +60,14 @@ _JVM_OPTIONS = (
 # neo4j-lucene-index) favour write speed: population flushes small segments and never merges
 # them, and transactional writes merge only fifty segments at a time. Here population buffers
 # 256 MB and merges pairwise, and later writes merge pairwise too, as Neo4j's other Lucene
-# indexes do (lucene.merge_factor=2). Measured (docs/benchmarks.md): 100k chunks populated
-# into 20 segments took 16 ms a dense query, into one 4 ms (population 214 s instead of 72 s,
-# once); SciFact ingested through transactions left 44 segments, now one to four, and the
-# ingest, bound by the embedding model, took no longer. The population buffer grows with the
-# heap (population_buffer_mb): a million 384-dimension chunks filled three 256 MB segments, and
-# the pairwise merges that followed re-inserted 690,000 and then a million vectors, most of the
-# build's two hours (docs/benchmarks.md, "A million chunks").
+# indexes do (lucene.merge_factor=2). Measured (docs/benchmarks.md, "Server settings"): 100k
+# chunks populated into 20 segments took 16 ms a dense query, into one 4 ms (population 214 s
+# instead of 72 s, once); SciFact ingested through transactions leaves one to four segments
+# with these settings and 44 with Neo4j's, and the ingest, bound by the embedding model, takes
+# no longer. The population buffer grows with the heap (population_buffer_mb): a million
+# 384-dimension chunks fill three 256 MB segments, and the pairwise merges that follow
+# re-insert 690,000 and then a million vectors, most of a two-hour build (docs/benchmarks.md,
+# "A million chunks against 100,000").
 _VECTOR_INDEX_SEGMENTS = {
     "internal.dbms.index.vector.population_ram_buffer_size": "256",
     "internal.dbms.index.vector.population_merge_factor": "2",
@@ -102,7 +103,7 @@ def vector_index_settings(heap: str) -> dict[str, str]:
 
 
 # A statement past its timeout (a request's deadline, service/graph/deadline.py) is stopped
-# when the server next checks, every 2 s by default: a 5 s deadline was kept at 5.8 s. Checked
+# when the server next checks, every 2 s by default: a 5 s deadline is kept at 5.8 s. Checked
 # every 100 ms, a cut statement ends when its request answers.
 _TRANSACTION_MONITOR = {"db.transaction.monitor.check.interval": "100ms"}
 
@@ -110,12 +111,12 @@ _TRANSACTION_MONITOR = {"db.transaction.monitor.check.interval": "100ms"}
 # Plans made once per statement, ready when first used. Neo4j 5 keys a cached plan on the sizes
 # of list and string parameters as well as their types (bucketed;
 # `internal.cypher.use_parameter_size`), so a query with one term more, one entity fewer or a
-# shorter text than any before was planned again; and it compiles a plan's expressions only once
+# shorter text than any before is planned again; and it compiles a plan's expressions only once
 # they are hot (the 11th use; `internal.cypher.expression_engine`), ~40 ms on that use. After the
-# warm-up, first searches on the sample corpus took 40-395 ms with Neo4j's defaults ("AG-2048":
-# 395 ms), 28-47 ms with one plan per statement compiled at once (docs/benchmarks.md, "Plans made
-# once"). Every statement seeks by key or index first, so the sizes never changed a plan worth
-# its planning, and the latency on MuSiQue dev once warm was the same either way.
+# warm-up, first searches on the sample corpus take 40-395 ms with Neo4j's defaults ("AG-2048":
+# 395 ms), 28-47 ms with one plan per statement compiled at once (docs/benchmarks.md, "Server
+# settings"). Every statement seeks by key or index first, so the sizes never change a plan worth
+# its planning, and the latency on MuSiQue dev once warm is the same either way.
 _PLAN_CACHE = {
     "internal.cypher.use_parameter_size": "false",
     "internal.cypher.expression_engine": "COMPILED",

@@ -287,9 +287,9 @@ def as_parameters(values: Mapping[str, Any]) -> dict[str, Any]:
     The neo4j driver builds the text of its debug line for every RUN, logging on or off
     (``" ".join(map(repr, fields))`` in each Bolt version's ``run``), and ``repr`` of a batch of
     384-float embeddings costs more CPU than packing and sending it: for 1,000 vectors, 207 ms of
-    a 238 ms round trip, against 10 ms of 39 ms with this (2026-11-30); carrying them in
-    benchmarks/write_floor.py went from 209 to 37 ms. A list subclass packs to the same bytes (a
-    unit test checks it with both of the driver's packers).
+    a 238 ms round trip, against 10 ms of 39 ms with this; carrying them in
+    benchmarks/write_floor.py takes 37 ms this way and 209 ms formatted. A list subclass packs to
+    the same bytes (a unit test checks it with both of the driver's packers).
     """
     return {
         key: _Listed(value) if isinstance(value, list) else value for key, value in values.items()

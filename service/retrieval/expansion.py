@@ -14,7 +14,7 @@ and attach them to their hit. Two kinds of hop, read together:
   chunk it leaves (the context the entity was named in). Of several entities joining the same
   two chunks, the rarest names the hop. A chunk bridges only where none of its links is valid
   (unless ``expand.bridges_beside_links``): the author's own links come first, and where they
-  exist bridges crowded them out. Bridges
+  exist bridges out of every hit crowd them out. Bridges
   leave the hits only, and a bridge's landing is a leaf (``reached.cypher`` says why).
 
 From each hit's chunk the hops are followed depth-first, up to ``expand.depth`` hops away, with
@@ -42,16 +42,17 @@ question scores higher. The validation decides *whether* a chunk is kept, not ho
 inherits: multiplying the score by the validation ranked second-hop passages lower.
 
 How the link defaults were chosen, on the tune part of HotpotQA dev500 only (the fixed 70 %,
-``anchorgraph.evaluation.metrics.held_aside``; docs/benchmarks.md has the tables): gated beats × cos
-(0.865 against 0.843–0.847, flat 0.843); then, with the gate, threshold 0.2 beats 0.3–0.5
-(0.867 against 0.865, 0.857, 0.850; every value below 0.2 ties it) and w = 0.25 with γ = 0.95
-(0.871) is the largest FD* weight within 0.001 of the best (w = 0.1, 0.871; w = 0.5 gives 0.869).
+``anchorgraph.evaluation.metrics.held_aside``; docs/benchmarks.md, "The expansion", has the
+tables): gated beats × cos (0.865 against 0.843–0.847, flat 0.843); then, with the gate,
+threshold 0.2 beats 0.3–0.5 (0.867 against 0.865, 0.857, 0.850; every value below 0.2 ties it)
+and w = 0.25 with γ = 0.95 (0.871) is the largest FD* weight within 0.001 of the best (w =
+0.1, 0.871; w = 0.5 gives 0.869).
 The bridge defaults (β, ``expand.bridge_threshold``, ``expand.bridge_max_mentions``, b,
 bridging only where no link is valid) by replaying the hops collected for every question of the
 tune parts of MuSiQue dev and HotpotQA dev500 (spaCy entities, title links) with the sum of their
-NDCG@10 gains; the held parts are reported beside them (docs/benchmarks.md, "Entity bridges").
-The mention bound was chosen again on the tune parts of both sets with spaCy's entities and with
-names by casing, searched afresh for each bound (12: "The mention bound re-chosen").
+NDCG@10 gains; the held parts are reported beside them (docs/benchmarks.md, "Bridges"). The
+mention bound (12) on the tune parts of both sets with spaCy's entities and with names by
+casing, each bound searched in turn per question.
 
 The database is read once for the whole answer, whatever the depth, the kinds and the number of
 hits (``cypher/expand/reached.cypher`` computes the levels inside one statement), and not at all

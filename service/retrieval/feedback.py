@@ -4,7 +4,8 @@ The first fused ranking's top documents are taken as relevant and the query vect
 their centroid; the dense paths then run again with the moved vector. It helps where a query has
 many relevant documents that share vocabulary the query lacks (NFCorpus dev: +0.008 NDCG@10) and
 costs nothing measurable where a query has one (SciFact train), with the defaults chosen in
-``python -m anchorgraph.evaluation.tune feedback`` (docs/benchmarks.md).
+``python -m anchorgraph.evaluation.tune feedback`` (docs/benchmarks.md, "Document fusion and
+weights", which also says why it is off by default).
 """
 
 from __future__ import annotations

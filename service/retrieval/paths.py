@@ -40,16 +40,16 @@ MAX_OVERFETCH = 50
 TFIDF_COMMON_FRACTION = 0.01
 # Postings the TF-IDF path walks at most, rarest terms first, the rarest too (a query whose rarest
 # term is in more chunks finds nothing by TF-IDF): the work stays bounded as a collection grows.
-# On 100,000 generated chunks the path's server time grew by ~6.4 ms per 10,000 postings; at a
-# million, with 20,000 and the rarest term free, queries of common words walked up to ~349,000.
+# On 100,000 generated chunks the path's server time grows by ~6.4 ms per 10,000 postings; at a
+# million, with the rarest term free, queries of common words walk up to ~349,000.
 # 10,000 changes no query's walking terms on any dev split (benchmarks/tfidf_budget.py) and
-# took the statement's p50 / p95 at a million chunks from 24 / 118 to 15 / 34 ms
-# (docs/benchmarks.md, "A million chunks against 100,000").
+# holds the statement's p50 / p95 at a million chunks to 15 / 34 ms against 24 / 118 unbounded
+# (docs/benchmarks.md, "Budgets of the paths").
 TFIDF_MAX_POSTINGS = 10_000
 # Mentions the entity path walks at most, rarest entities first, the rarest too, as the TF-IDF
 # path's postings (entity_chunks.cypher): at a million generated chunks, entities that 15,000 to
-# 39,000 chunks mention made the path's server p95 41–43 ms. On the dev splits a query walks at
-# most 1,540 mentions, so their candidates are those of every entity walked.
+# 39,000 chunks mention make the path's server p95 41–43 ms unbounded. On the dev splits a
+# query walks at most 1,540 mentions, so their candidates are those of every entity walked.
 ENTITY_MAX_MENTIONS = 10_000
 # Chunks, as a multiple of k, that the terms or entities left out of a walk may add to.
 BOOST_POOL = 5

@@ -14,7 +14,7 @@ the identifiers it names (``AnalyzedQuery.identifiers_as_written``) that are cod
 at least three digits (``is_code``). Acronyms and names with a number, such as "ALS", "IL-6" or
 "COVID-19", are words a model has seen, and a year alone is no code. A query that is only a code
 ranks on the exact paths alone; a sentence naming one code among ten words keeps 90 % of its
-dense weight. On the five dev corpora of docs/benchmarks.md ("A default for every corpus") it
+dense weight. On the five dev corpora of docs/benchmarks.md ("Document fusion and weights") it
 changes no NDCG@10 in the fourth decimal (their questions are sentences, their identifiers
 acronyms); the sample corpus's part-number lookups are what it is for.
 
@@ -28,9 +28,9 @@ each document by its best chunk), ``π`` = 0.5 and ``a`` the search's ``fusion.c
 High cosines (the model reads the query as it reads the corpus: claims against the evidence
 they paraphrase) shrink the lexical share; low ones (names, rare terms the model has little
 meaning for) grow it. ``a`` = 0 leaves every weight as it is. Chosen one whole corpus left out
-at a time on five dev corpora (``python -m anchorgraph.evaluation.loo``; docs/benchmarks.md, "A
-default for every corpus"): every fold chose ``a`` = 1.5. The cosines are those of all-MiniLM-L6-v2;
-with another model ``π`` may need choosing again (the same command).
+at a time on five dev corpora (``python -m anchorgraph.evaluation.loo``; docs/benchmarks.md,
+"Document fusion and weights"): every fold chose ``a`` = 1.5. The cosines are those of
+all-MiniLM-L6-v2; with another model ``π`` may need choosing again (the same command).
 """
 
 from __future__ import annotations

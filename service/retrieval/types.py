@@ -81,8 +81,8 @@ class Mode(StrEnum):
 # 0.3 with L2 normalisation; metadata, entity boosting and TF-IDF stay small: they bring candidates
 # in (identifiers, named entities, rare exact terms) but every 0.1 of their weight cost up to 0.03
 # NDCG@10 there. Document level: chosen on five corpora of different kinds, one whole corpus left
-# out at a time (`python -m anchorgraph.evaluation.loo`; docs/benchmarks.md, "A default for every
-# corpus"), with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a
+# out at a time (`python -m anchorgraph.evaluation.loo`; docs/benchmarks.md, "Document fusion
+# and weights"), with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a
 # third of it, and the lexical paths' weights follow the dense path's confidence per query
 # (query_weights).
 CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
@@ -151,21 +151,22 @@ class CollectionRanking(BaseModel):
 
 
 # Pseudo-relevance feedback is off unless asked for (`feedback`: how many top documents move the
-# query vector, by `feedback_weight` of their centroid). It was on for hybrid searches of
-# documents, chosen on SciFact and NFCorpus; with the document defaults chosen on five corpora it
-# lost NDCG@10 on three of them (MuSiQue -0.019) and gained on the two whose questions have many
-# relevant documents (NFCorpus, SciFact: +0.005), for a second dense round (docs/benchmarks.md,
-# "A default for every corpus").
+# query vector, by `feedback_weight` of their centroid). With the document defaults chosen on five
+# corpora it loses NDCG@10 on the multi-hop ones (MuSiQue -0.019) and gains on the two whose
+# questions have many relevant documents (NFCorpus, SciFact: +0.005), for a second dense round
+# (docs/benchmarks.md, "Document fusion and weights"); 0.3 of the centroid from 3 documents was
+# the best setting that lost on neither SciFact nor NFCorpus.
 DEFAULT_FEEDBACK_WEIGHT = 0.3
 DENSE_PATH_NAMES = frozenset({PathName.DENSE, PathName.DOC_DENSE})
 
 # λ of the FD* rerank, chosen with `anchorgraph fd fit-authority` on the tune parts of SciFact
-# train and NFCorpus dev (docs/benchmarks.md): the largest λ whose NDCG@10 stays within 0.01 of
-# cosine's on both, where the evidence tiers' share of the top 5 about doubles.
+# train and NFCorpus dev (docs/benchmarks.md, "FD* (λ and a_source)"): the largest λ whose
+# NDCG@10 stays within 0.01 of cosine's on both, where the evidence tiers' share of the top 5
+# about doubles.
 DEFAULT_FD_LAMBDA = 0.1
 
 # The expansion's query weight and the entity bridges' specificity bound, chosen on the tune
-# parts of MuSiQue dev and HotpotQA dev500 (docs/benchmarks.md, "Entity bridges").
+# parts of MuSiQue dev and HotpotQA dev500 (docs/benchmarks.md, "Bridges").
 DEFAULT_EXPAND_QUERY_WEIGHT = 0.5
 DEFAULT_BRIDGE_THRESHOLD = 0.1
 DEFAULT_BRIDGE_MAX_MENTIONS = 12
@@ -516,8 +517,8 @@ class ExpandOptions(BaseModel):
         return self.links or self.bridges
 
 
-# The request's first shape, one flat object: each of its names and where the field now is
-# (group, field). Accepted for one release beside the nested shape (docs/api.md, "Versions");
+# The flat request shape of API 0.1, one object: each of its names and the (group, field) it
+# maps to. Accepted for one release beside the nested shape (docs/api.md, "Versions");
 # the CLI's flags keep these names.
 FLAT_NAMES: dict[str, tuple[str, str]] = {
     "fusion": ("fusion", "method"),

@@ -3,7 +3,7 @@
 Lexical search analyses a document with the Lucene analyzer of its language (stemming, stop
 words) and a query with the analyzer of its own (``cypher/schema/fulltext_indexes.cypher``).
 anchorgraph analyses English, Portuguese and Italian, the languages its users' archives are
-written in; a text in any other language is analysed as English, as every text was before.
+written in; a text in any other language is analysed as English.
 
 Detection is lingua's (https://github.com/pemistahl/lingua-py, offline, maintained), restricted
 to those three languages and in its low-accuracy mode: trigram models only, which load in about
