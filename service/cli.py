@@ -784,6 +784,11 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
             f"{t.parent_windows} with whole linked documents"
         )
     console.print(f"{result.total_ms:.0f} ms, {result.round_trips} database round trips")
+    if result.cut_short:
+        console.print(
+            f"[yellow]cut short by the request's deadline:[/] {', '.join(result.cut_short)} "
+            "left out (the hits are unexpanded)"
+        )
 
 
 def _fd_line(fd: FdScore) -> str:

@@ -169,16 +169,18 @@ async function loadCollections() {
     ...collections.map((c) => el("option", { value: c.name, selected: c.name === chosen }, `${c.name} (${c.documents})`)));
 }
 
-function setStatus(message, isError = false) {
+function setStatus(message, isError = false, cutShort = false) {
   $("status").textContent = message;
   $("status").classList.toggle("error", isError);
+  $("status").classList.toggle("cut-short", cutShort);
 }
 
 // --- results ------------------------------------------------------------------------------
 function render(result) {
   const terms = queryTerms(result.query);
   const hits = result.hits;
-  setStatus(`${hits.length} ${hits.length === 1 ? "hit" : "hits"} in ${fixed(result.total_ms, 0)} ms · ${result.round_trips} database round trips · ${result.mode}, ${result.level} level · ranking ${result.ranking}`);
+  const cut = result.cut_short.length ? ` · cut short by the deadline: ${result.cut_short.join(", ")} left out, the hits unexpanded` : "";
+  setStatus(`${hits.length} ${hits.length === 1 ? "hit" : "hits"} in ${fixed(result.total_ms, 0)} ms · ${result.round_trips} database round trips · ${result.mode}, ${result.level} level · ranking ${result.ranking}${cut}`, false, cut !== "");
   renderDetected(result);
   renderTimings(result.timings);
   const top = Math.max(...hits.map((hit) => positive(parts(hit))), 1e-9);
