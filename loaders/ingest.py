@@ -126,7 +126,10 @@ _Chunked = tuple[SourceDocument, str, list[Chunk]]
 
 
 @dataclass(frozen=True)
-class _Parsed:
+class Parsed:
+    """A document to write, chunked and read for entities, triples and claims: all but the
+    model's vectors (``Ingestor.parse``)."""
+
     source: SourceDocument
     content_hash: str
     n_tokens: int
@@ -140,18 +143,33 @@ class _Parsed:
 
 
 @dataclass(frozen=True)
-class _Prepared:
-    """A batch ready to write, and what it adds to the stats once written."""
+class Decided:
+    """What becomes of the documents of a batch (``Ingestor.decide``)."""
 
-    n_documents: int
-    n_unchanged: int
+    n_documents: int  # the batch's documents, duplicates included
+    n_unchanged: int  # the graph holds them exactly so: skipped
     warnings: list[str]
+    todo: list[tuple[SourceDocument, str]]  # to write (as written), with their content hash
+    replacing: frozenset[str] = frozenset()  # ids of those that replace one in the graph
+    refused: tuple[Refusal, ...] = ()
+
+    def count_into(self, stats: IngestStats) -> None:
+        stats.documents += self.n_documents
+        stats.unchanged += self.n_unchanged
+        stats.warnings += self.warnings
+        stats.refused += self.refused
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A batch ready to write (``Ingestor.prepared``), and what it adds to the stats once
+    written."""
+
+    decided: Decided
     documents: list[EmbeddedDocument]
     entities: list[EntityRecord]  # to be written with the embeddings of their names ...
     entity_vectors: Vectors  # ... these, row for row
     embedded_entities: list[EntityRecord]  # already embedded in the graph: written without
-    replacing: frozenset[str] = frozenset()  # ids of documents that replace one in the graph
-    refused: tuple[Refusal, ...] = ()
 
     @property
     def stored(self) -> dict[str, Stored]:
@@ -164,12 +182,9 @@ class _Prepared:
         return {e.id for e in self.entities} | {e.id for e in self.embedded_entities}
 
     def count_into(self, stats: IngestStats) -> None:
-        stats.documents += self.n_documents
-        stats.unchanged += self.n_unchanged
-        stats.warnings += self.warnings
+        self.decided.count_into(stats)
         stats.written += len(self.documents)
-        stats.replaced += len(self.replacing)
-        stats.refused += self.refused
+        stats.replaced += sum(d.source.id in self.decided.replacing for d in self.documents)
         stats.chunks += sum(len(d.chunks) for d in self.documents)
         stats.mentions += sum(len(d.mentions) for d in self.documents)
         stats.triples += sum(len(d.triples) for d in self.documents)
@@ -181,7 +196,7 @@ class _Prepared:
 class _Pending:
     """A batch whose write was handed to the writer thread."""
 
-    prepared: _Prepared
+    prepared: Prepared
     write: Future[tuple[float, list[str]]]
 
 
@@ -342,7 +357,7 @@ class Ingestor:
                 )
                 if pending is not None:
                     finish(pending)
-                write = propagating(self._write)  # within the caller's deadline, if any
+                write = propagating(self.write)  # within the caller's deadline, if any
                 pending = _Pending(prepared, writer.submit(write, collection, prepared))
             if pending is not None:
                 finish(pending)
@@ -403,24 +418,24 @@ class Ingestor:
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     # --- stages -------------------------------------------------------------------------------
-    def _prepare(
+    # The per-document stages, each a method that the in-process ingest below strings together
+    # in batches (the model's work overlapping spaCy's and the previous batch's write) and that
+    # a Ray cluster runs as stages of their own (anchorgraph.distributed): decide, parse,
+    # embed, then write.
+
+    def decide(
         self,
-        batch: list[SourceDocument],
-        stats: IngestStats,
-        in_flight: _Prepared | None,
-        nlp: ThreadPoolExecutor,
+        batch: Sequence[SourceDocument],
+        collection: str,
         *,
         replace: bool,
         language: Language | None = None,
-    ) -> _Prepared:
-        """Hash, parse and embed a batch: everything but the write (timed into ``stats``).
-
-        ``in_flight`` is the batch being written right now: it commits before this one is
-        written, so its documents count as already in the graph, and so do the embeddings of the
-        entities it mentions. Entity names are embedded only for entities without an embedding
-        in the graph by then (new ones, mostly).
-        """
-        collection = stats.collection
+        in_flight: Prepared | None = None,
+    ) -> Decided:
+        """What becomes of each document of ``batch`` in ``collection`` (as written: its
+        language resolved), by its content hash against what the graph holds: written,
+        unchanged, or refused (``Refusal``). ``in_flight`` is a batch being written right now:
+        it commits before this one is written, so its documents count as in the graph."""
         # The last of several documents with one id wins, as it would across batches.
         by_id = {document.id: self.as_written(document, language) for document in batch}
         warnings = [
@@ -444,19 +459,85 @@ class Ingestor:
                 refused.append(Refusal(document.id, document.uri, stored.uri))
                 continue
             todo.append((document, digest))
-        replacing = frozenset(document.id for document, _ in todo if document.id in known)
-        unchanged = len(by_id) - len(todo) - len(refused)
-        if not todo:
-            return _Prepared(
-                len(batch),
-                unchanged,
-                warnings,
-                [],
-                [],
-                _no_vectors(self),
-                [],
-                refused=tuple(refused),
-            )
+        return Decided(
+            n_documents=len(batch),
+            n_unchanged=len(by_id) - len(todo) - len(refused),
+            warnings=warnings,
+            todo=todo,
+            replacing=frozenset(document.id for document, _ in todo if document.id in known),
+            refused=tuple(refused),
+        )
+
+    def parse(self, todo: Sequence[tuple[SourceDocument, str]]) -> list[Parsed]:
+        """Chunk the documents to write (``decide``'s ``todo``) and find their entities,
+        triples, claims, identifiers and index terms: everything but the model's vectors."""
+        chunked = self._chunk(todo)
+        return self._parse(
+            chunked, *self.extractor.extract([c for _, _, cs in chunked for c in cs])
+        )
+
+    def embed(self, parsed: Sequence[Parsed]) -> list[EmbeddedDocument]:
+        """The model's vectors of parsed documents: chunks, triples, links' anchor contexts
+        and the document."""
+        return self._embed(parsed, self._vectors([c.text for p in parsed for c in p.chunks]))
+
+    def prepared(
+        self,
+        decided: Decided,
+        embedded: Sequence[EmbeddedDocument],
+        collection: str,
+        in_flight: Prepared | None = None,
+    ) -> Prepared:
+        """A decided and embedded batch made ready to write: its entities merged, and the
+        names of those without an embedding in the graph by the time it is written (new ones,
+        mostly; ``in_flight``'s count as written) embedded."""
+        entities = merge_entities(embedded)
+        has_embedding = self._embedded_entities(collection, entities, in_flight)
+        to_embed = [entity for entity in entities if entity.id not in has_embedding]
+        with paused():
+            entity_vectors = self._vectors([entity.name for entity in to_embed])
+        return Prepared(
+            decided,
+            list(embedded),
+            to_embed,
+            entity_vectors,
+            [entity for entity in entities if entity.id in has_embedding],
+        )
+
+    def write(self, collection: str, prepared: Prepared) -> tuple[float, list[str]]:
+        """Write one prepared batch in one transaction; returns the seconds it took and the
+        ids of entities left without an embedding (normally none)."""
+        clock = time.perf_counter()
+        without_embedding = write_documents(
+            self.graph,
+            collection,
+            prepared.documents,
+            prepared.entities,
+            prepared.entity_vectors,
+            prepared.embedded_entities,
+        )
+        return time.perf_counter() - clock, without_embedding
+
+    def _prepare(
+        self,
+        batch: list[SourceDocument],
+        stats: IngestStats,
+        in_flight: Prepared | None,
+        nlp: ThreadPoolExecutor,
+        *,
+        replace: bool,
+        language: Language | None = None,
+    ) -> Prepared:
+        """Decide, parse and embed a batch: everything but the write (timed into ``stats``).
+
+        ``in_flight`` is the batch being written right now (``decide``, ``prepared``).
+        """
+        collection = stats.collection
+        decided = self.decide(
+            batch, collection, replace=replace, language=language, in_flight=in_flight
+        )
+        if not decided.todo:
+            return Prepared(decided, [], [], _no_vectors(self), [])
 
         # Entities and triples (spaCy) are extracted in the nlp thread while this thread embeds
         # the chunks: on two cores the pipeline then costs little more than the model alone.
@@ -465,7 +546,7 @@ class Ingestor:
         # does not count them (service/graph/deadline.py).
         with paused():
             clock = time.perf_counter()
-            chunked = self._chunk(todo)
+            chunked = self._chunk(decided.todo)
             extracted = nlp.submit(self.extractor.extract, [c for _, _, cs in chunked for c in cs])
             stats.parse_s += time.perf_counter() - clock
 
@@ -480,25 +561,10 @@ class Ingestor:
             clock = time.perf_counter()
             embedded = self._embed(parsed, chunk_vectors)
             stats.embed_s += time.perf_counter() - clock
-        entities = merge_entities(embedded)
-        has_embedding = self._embedded_entities(collection, entities, in_flight)
-
         clock = time.perf_counter()
-        to_embed = [entity for entity in entities if entity.id not in has_embedding]
-        with paused():
-            entity_vectors = self._vectors([entity.name for entity in to_embed])
+        prepared = self.prepared(decided, embedded, collection, in_flight)
         stats.embed_s += time.perf_counter() - clock
-        return _Prepared(
-            len(batch),
-            unchanged,
-            warnings,
-            embedded,
-            to_embed,
-            entity_vectors,
-            [entity for entity in entities if entity.id in has_embedding],
-            replacing=replacing,
-            refused=tuple(refused),
-        )
+        return prepared
 
     def _with_source_type(self, document: SourceDocument) -> SourceDocument:
         """The document with its study design as source type, when asked for and it has none
@@ -509,7 +575,7 @@ class Ingestor:
         return replace(document, source_type=str(design))
 
     def _embedded_entities(
-        self, collection: str, entities: list[EntityRecord], in_flight: _Prepared | None
+        self, collection: str, entities: list[EntityRecord], in_flight: Prepared | None
     ) -> set[str]:
         """Ids of those entities that will have an embedding when this batch is written."""
         in_flight_entities = in_flight.entity_ids if in_flight is not None else set()
@@ -522,21 +588,7 @@ class Ingestor:
         )
         return in_graph | {entity.id for entity in entities if entity.id in in_flight_entities}
 
-    def _write(self, collection: str, prepared: _Prepared) -> tuple[float, list[str]]:
-        """Write one prepared batch (in the writer thread); returns the seconds it took and the
-        ids of entities left without an embedding (normally none)."""
-        clock = time.perf_counter()
-        without_embedding = write_documents(
-            self.graph,
-            collection,
-            prepared.documents,
-            prepared.entities,
-            prepared.entity_vectors,
-            prepared.embedded_entities,
-        )
-        return time.perf_counter() - clock, without_embedding
-
-    def _chunk(self, todo: list[tuple[SourceDocument, str]]) -> list[_Chunked]:
+    def _chunk(self, todo: Sequence[tuple[SourceDocument, str]]) -> list[_Chunked]:
         return [
             (
                 document,
@@ -553,7 +605,7 @@ class Ingestor:
 
     def _parse(
         self, chunked: list[_Chunked], mentions: list[EntityMention], triples: list[Triple]
-    ) -> list[_Parsed]:
+    ) -> list[Parsed]:
         # One call for the batch's chunks, in order: an LLM extractor batches its requests.
         # Each chunk read by the claim rules of its document's language.
         claims = self.claims.extract(
@@ -571,12 +623,12 @@ class Ingestor:
         triples_of: dict[str, list[Triple]] = defaultdict(list)
         for triple in triples:
             triples_of[owner[triple.chunk_id]].append(triple)
-        parsed: list[_Parsed] = []
+        parsed: list[Parsed] = []
         for document, digest, chunks in chunked:
             own_claims = claims[claims_at : claims_at + len(chunks)]
             claims_at += len(chunks)
             parsed.append(
-                _Parsed(
+                Parsed(
                     source=document,
                     content_hash=digest,
                     n_tokens=self.embedder.count_tokens(document.text),
@@ -591,7 +643,7 @@ class Ingestor:
             )
         return parsed
 
-    def _embed(self, parsed: list[_Parsed], chunk_vectors: Vectors) -> list[EmbeddedDocument]:
+    def _embed(self, parsed: Sequence[Parsed], chunk_vectors: Vectors) -> list[EmbeddedDocument]:
         triple_vectors = self._vectors([t.text for p in parsed for t in p.triples])
         # Each link's anchor context (its sentence; the anchor text where there is none).
         link_vectors = self._vectors(

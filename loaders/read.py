@@ -14,9 +14,11 @@ import codecs
 import json
 import posixpath
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Generator, Iterable, Iterator
+from contextlib import closing
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from functools import partial
 from pathlib import Path, PurePosixPath
 
 from bs4 import BeautifulSoup, Tag
@@ -35,6 +37,7 @@ from anchorgraph.errors import DocumentTooLarge, InvalidInput, OcrUnavailable, U
 from anchorgraph.loaders.draft import Draft, Rendered
 from anchorgraph.loaders.files import BINARY_FORMATS, FileReading, render_file
 from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.pool import ordered_map
 from anchorgraph.loaders.sources import Description, Entry, LocalSource, Source, uri_path
 from anchorgraph.loaders.webpage import main_content
 from anchorgraph.text.normalise import normalise_text
@@ -320,7 +323,9 @@ def read_source(
     on_skip: Callable[[Skipped], None] | None = None,
     files: FileReading | None = None,
     only: Callable[[Entry], bool] | None = None,
-) -> Iterator[SourceDocument]:
+    workers: int = 1,
+    ahead: int = 64,
+) -> Generator[SourceDocument, None, None]:
     """Read a source's single file, or every supported file of its folder, as it lists them
     (a local folder in sorted order; hidden files and folders are never listed).
 
@@ -345,9 +350,14 @@ def read_source(
         on_skip: Called once for each file a folder walk passes over.
         files: How PDF, Word and image files are read; None: the defaults.
         only: Read only the files it accepts (a sync's changed ones); None: every file.
+        workers: Processes that read a folder's files, each file whole (parsed, and OCRed
+            where it is a scan), while the caller takes the documents of those before it in
+            order (``anchorgraph.loaders.pool``); 1: read here, one file after the other.
+        ahead: Files of a folder read at most past the one whose documents are being taken.
 
     Returns:
-        The documents, read lazily.
+        The documents, read lazily; a folder's in the order of its listing, whatever the
+        workers.
 
     Raises:
         UnsupportedFormat: ``fmt`` is unknown, or a single file's format is.
@@ -368,7 +378,15 @@ def read_source(
             max_bytes,
             reading,
         )
-    return _read_folder(source, fmt, source_type, max_bytes, on_skip or _ignore, reading, only)
+    return _read_folder(
+        source,
+        fmt,
+        on_skip or _ignore,
+        only,
+        partial(read_file, source, source_type, max_bytes, reading),
+        workers=workers,
+        ahead=ahead,
+    )
 
 
 def _ignore(_: Skipped) -> None:
@@ -378,35 +396,85 @@ def _ignore(_: Skipped) -> None:
 def _read_folder(
     source: Source,
     fmt: str | None,
-    source_type: str,
-    max_bytes: int,
     on_skip: Callable[[Skipped], None],
-    reading: FileReading,
     only: Callable[[Entry], bool] | None,
-) -> Iterator[SourceDocument]:
+    read: Callable[[tuple[Entry, str]], FileRead],
+    *,
+    workers: int,
+    ahead: int,
+) -> Generator[SourceDocument, None, None]:
+    """The documents of a folder's files, each file read by ``read`` in one of ``workers``
+    processes; what is passed over is told to ``on_skip`` in its place in the listing."""
+    files = folder_files(source, fmt, on_skip, only)
+    with closing(ordered_map(read, files, workers=workers, ahead=ahead)) as read_files:
+        for found in read_files:
+            yield from found.documents
+            if found.skipped is not None:
+                on_skip(found.skipped)
+
+
+def folder_files(
+    source: Source,
+    fmt: str | None,
+    on_skip: Callable[[Skipped], None],
+    only: Callable[[Entry], bool] | None,
+) -> Iterator[tuple[Entry, str]]:
+    """The files of a folder to read, each with its format; files of no known format and those
+    beside a BEIR corpus are told to ``on_skip`` instead."""
     beir_datasets: dict[str, bool] = {}  # by folder: whether it holds a corpus.jsonl
     for entry in source.entries():
         if only is not None and not only(entry):
             continue
-        relative, name = entry.path, entry.name
-        if fmt is None and name != _BEIR_CORPUS:
+        if fmt is None and entry.name != _BEIR_CORPUS:
             if entry.folder not in beir_datasets:
                 corpus = posixpath.join(entry.folder, _BEIR_CORPUS)
                 beir_datasets[entry.folder] = source.exists(corpus)
             if beir_datasets[entry.folder]:
-                on_skip(Skipped(relative, f"part of a BEIR dataset: only {_BEIR_CORPUS} is read."))
+                on_skip(
+                    Skipped(entry.path, f"part of a BEIR dataset: only {_BEIR_CORPUS} is read.")
+                )
                 continue
         try:
-            file_fmt = fmt or detect_format(name)
-            yield from _read_entry(
-                source, entry, file_fmt, relative, source_type, max_bytes, reading
-            )
-        # A scan where Tesseract is missing is passed over like a bad file: the folder's
-        # other formats are still read.
-        except (InvalidInput, OcrUnavailable, OSError) as error:
-            # A reader's message starts with the file it read, which the skip names already.
-            reason = str(error).removeprefix(f"{relative}: ").removeprefix(f"{name}: ")
-            on_skip(Skipped(relative, reason))
+            file_fmt = fmt or detect_format(entry.name)
+        except UnsupportedFormat as error:
+            on_skip(Skipped(entry.path, _reason(error, entry)))
+            continue
+        yield entry, file_fmt
+
+
+@dataclass(frozen=True)
+class FileRead:
+    """What one file of a folder gave: its documents, and why the rest of it was passed over
+    (a JSON Lines file keeps the lines before a bad one)."""
+
+    documents: list[SourceDocument]
+    skipped: Skipped | None = None
+
+
+def read_file(
+    source: Source,
+    source_type: str,
+    max_bytes: int,
+    files: FileReading,
+    file: tuple[Entry, str],
+) -> FileRead:
+    """One file of a folder, read whole (in a worker process, when there are several)."""
+    entry, fmt = file
+    documents: list[SourceDocument] = []
+    try:
+        for document in _read_entry(source, entry, fmt, entry.path, source_type, max_bytes, files):
+            documents.append(document)
+    # A scan where Tesseract is missing is passed over like a bad file: the folder's other
+    # formats are still read.
+    except (InvalidInput, OcrUnavailable, OSError) as error:
+        return FileRead(documents, Skipped(entry.path, _reason(error, entry)))
+    return FileRead(documents)
+
+
+def _reason(error: Exception, entry: Entry) -> str:
+    """Why a file is skipped: a reader's message without the file's name it starts with, which
+    the skip names already."""
+    return str(error).removeprefix(f"{entry.path}: ").removeprefix(f"{entry.name}: ")
 
 
 def _read_entry(
@@ -417,7 +485,7 @@ def _read_entry(
     source_type: str,
     max_bytes: int,
     files: FileReading,
-) -> Iterator[SourceDocument]:
+) -> Generator[SourceDocument, None, None]:
     """The documents of one file: the file system's facts of it joined to each."""
     if fmt in ("beir", "jsonl"):
         facts = source.describe(entry)

@@ -42,6 +42,7 @@ if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_out
     from anchorgraph.graph.local_server import LocalNeo4j, ServerStatus
     from anchorgraph.loaders.fd_stats import FdBinRow
     from anchorgraph.loaders.ingest import IngestStats
+    from anchorgraph.loaders.model import SourceDocument
     from anchorgraph.loaders.read import Skipped
     from anchorgraph.retrieval.types import FdScore, SearchOptions, SearchResult
     from anchorgraph.settings import Settings
@@ -398,7 +399,9 @@ def ingest(
 ) -> None:
     """Read documents and write them into a collection (unchanged ones are skipped; one that
     would replace a document from another file or URI is refused unless --replace)."""
-    from anchorgraph.ingestion import ingest_with_progress, read_all
+    from itertools import chain
+
+    from anchorgraph.ingestion import ingest_with_progress, reading
     from anchorgraph.runtime import open_runtime
 
     # Batches of long texts keep every core busy between the threads' barriers, unlike one
@@ -409,33 +412,46 @@ def ingest(
     if classify_source_types is not None:
         update["classify_source_types"] = classify_source_types
     settings = settings.model_copy(update=update)
+    skipped: list[Skipped] = []
     with clear_errors():
         declared = _language(language)
-        documents, skipped = read_all(settings, path, fmt=fmt, source_type=source_type)
-        _print_skipped(skipped)
-        if not documents:
-            err.print("[bold red]error:[/] no documents to ingest")
-            raise typer.Exit(1)
-        with open_runtime(
-            settings, schema="apply", gazetteer=gazetteer, batch_size=batch_size
-        ) as runtime:
-            if link_titles:
-                from anchorgraph.graph.queries import Query
-                from anchorgraph.loaders.title_links import link_corpus
-                from anchorgraph.scope import local_id
+        with reading(
+            settings,
+            path,
+            fmt=fmt,
+            source_type=source_type,
+            on_skip=skipped.append,
+            ahead=batch_size,
+        ) as read:
+            # The first document before Neo4j and the model: a source with nothing to read
+            # says so at once. The rest are read while the first batches embed and write.
+            first = next(read, None)
+            if first is None:
+                _print_skipped(skipped)
+                err.print("[bold red]error:[/] no documents to ingest")
+                raise typer.Exit(1)
+            documents: Iterable[SourceDocument] = chain([first], read)
+            with open_runtime(
+                settings, schema="apply", gazetteer=gazetteer, batch_size=batch_size
+            ) as runtime:
+                if link_titles:  # every title before the first write
+                    from anchorgraph.graph.queries import Query
+                    from anchorgraph.loaders.title_links import link_corpus
+                    from anchorgraph.scope import local_id
 
-                titles = runtime.graph.read(Query.DOCUMENT_TITLES, {"collection": collection})
-                known = {local_id(str(record["id"])): str(record["title"]) for record in titles}
-                documents, report = link_corpus(documents, known)
-                console.print(report.summary())
-            stats = ingest_with_progress(
-                runtime.ingestor,
-                documents,
-                console,
-                collection=collection,
-                replace=replace,
-                language=declared,
-            )
+                    titles = runtime.graph.read(Query.DOCUMENT_TITLES, {"collection": collection})
+                    known = {local_id(str(row["id"])): str(row["title"]) for row in titles}
+                    documents, report = link_corpus(list(documents), known)
+                    console.print(report.summary())
+                stats = ingest_with_progress(
+                    runtime.ingestor,
+                    documents,
+                    console,
+                    collection=collection,
+                    replace=replace,
+                    language=declared,
+                )
+    _print_skipped(skipped)
     _print_ingest(stats, threads)
 
 

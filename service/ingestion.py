@@ -1,11 +1,12 @@
-"""Ingestion helpers for the entry points: sources by path or URL read whole before anything is
-written, a sync's plan, the sample corpus in its own collection, and a progress bar over
-``Ingestor.ingest``. The ``Ingestor`` itself comes from
-``anchorgraph.runtime``."""
+"""Ingestion helpers for the entry points: sources by path or URL read as they are written (a
+folder's files in processes of their own while the model embeds), a sync's plan, the sample
+corpus in its own collection, and a progress bar over ``Ingestor.ingest``. The ``Ingestor``
+itself comes from ``anchorgraph.runtime``."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Sized
+from contextlib import closing, contextmanager
 from importlib import resources
 from pathlib import Path
 
@@ -23,6 +24,7 @@ from anchorgraph.errors import InvalidInput
 from anchorgraph.loaders.files import FileReading
 from anchorgraph.loaders.ingest import Ingestor, IngestStats
 from anchorgraph.loaders.model import SourceDocument
+from anchorgraph.loaders.pool import workers_for
 from anchorgraph.loaders.read import Skipped, read_source
 from anchorgraph.loaders.sources import Entry, Source, SourceOptions, open_source
 from anchorgraph.loaders.sync import SyncPlan, plan_sync
@@ -110,6 +112,46 @@ def source_at(settings: Settings, location: str | Path) -> Source:
     return open_source(location, options)
 
 
+@contextmanager
+def reading(
+    settings: Settings,
+    location: str | Path,
+    *,
+    fmt: str | None = None,
+    source_type: str = "",
+    on_skip: Callable[[Skipped], None] | None = None,
+    only: Callable[[Entry], bool] | None = None,
+    ahead: int = 64,
+) -> Iterator[Iterator[SourceDocument]]:
+    """The documents at ``location`` (``source_at``), read as they are taken: a folder's files
+    by ``settings.read_workers`` processes, at most ``ahead`` files ahead of the taker, in the
+    order of its listing (``read_source``); the files no reader takes go to ``on_skip``. A
+    single file is read whole before its first document is given, so a JSON Lines file with a
+    bad line gives none. Leaving the block stops the reading.
+
+    Raises:
+        InvalidInput: no such local file or folder; a URL no installed package serves.
+        SourceUnavailable: the bucket or folder cannot be listed (here), or read (while
+            iterating).
+    """
+    source = source_at(settings, location)
+    documents = read_source(
+        source,
+        fmt=fmt,
+        source_type=source_type,
+        max_bytes=settings.max_document_bytes,
+        on_skip=on_skip,
+        files=FileReading.configured(settings),
+        only=only,
+        workers=workers_for(settings.read_workers),
+        ahead=ahead,
+    )
+    try:
+        yield iter(list(documents)) if source.single else documents
+    finally:
+        documents.close()
+
+
 def read_all(
     settings: Settings,
     location: str | Path,
@@ -118,21 +160,13 @@ def read_all(
     source_type: str = "",
     only: Callable[[Entry], bool] | None = None,
 ) -> tuple[list[SourceDocument], list[Skipped]]:
-    """Read everything first (of the files ``only`` accepts, when given), so a bad single
-    file or a store that fails half-way fails before anything is written."""
+    """Every document at ``location`` (of the files ``only`` accepts, when given), read
+    (``reading``), and the files no reader took."""
     skipped: list[Skipped] = []
-    documents = list(
-        read_source(
-            source_at(settings, location),
-            fmt=fmt,
-            source_type=source_type,
-            max_bytes=settings.max_document_bytes,
-            on_skip=skipped.append,
-            files=FileReading.configured(settings),
-            only=only,
-        )
-    )
-    return documents, skipped
+    with reading(
+        settings, location, fmt=fmt, source_type=source_type, on_skip=skipped.append, only=only
+    ) as documents:
+        return list(documents), skipped
 
 
 def plan_folder_sync(
@@ -155,15 +189,16 @@ def plan_folder_sync(
     skipped: list[Skipped] = []
 
     def read(only: Callable[[Entry], bool]) -> list[SourceDocument]:
-        return list(
-            read_source(
-                source,
-                max_bytes=settings.max_document_bytes,
-                on_skip=skipped.append,
-                files=FileReading.configured(settings),
-                only=only,
-            )
+        documents = read_source(
+            source,
+            max_bytes=settings.max_document_bytes,
+            on_skip=skipped.append,
+            files=FileReading.configured(settings),
+            only=only,
+            workers=workers_for(settings.read_workers),
         )
+        with closing(documents):
+            return list(documents)
 
     plan = plan_sync(ingestor.graph, ingestor, read, source.uri, collection, replace=replace)
     return plan, skipped
@@ -171,7 +206,7 @@ def plan_folder_sync(
 
 def ingest_with_progress(
     ingestor: Ingestor,
-    documents: list[SourceDocument],
+    documents: Iterable[SourceDocument],
     console: Console,
     also: Callable[[IngestStats, str], None] | None = None,
     *,
@@ -181,8 +216,9 @@ def ingest_with_progress(
 ) -> IngestStats:
     """Ingest into ``collection`` (documents that declare no language in ``language``, else in
     the one detected) with a progress bar: documents and chunks per second, and the
-    time left. ``also`` gets every update with its rate text (the evaluation logs a heartbeat
-    with it)."""
+    time left when ``documents`` is a list (a stream's length is known only at its end).
+    ``also`` gets every update with its rate text (the evaluation logs a heartbeat with
+    it)."""
     columns = (
         TextColumn("[bold]ingest"),
         BarColumn(),
@@ -193,7 +229,8 @@ def ingest_with_progress(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task("ingest", total=len(documents), rate="")
+        total = len(documents) if isinstance(documents, Sized) else None
+        task = progress.add_task("ingest", total=total, rate="")
 
         def update(stats: IngestStats) -> None:
             seconds = max(stats.seconds, 1e-9)

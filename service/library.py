@@ -33,7 +33,7 @@ from anchorgraph.ingestion import (
     archive_corpus,
     load_sample,
     plan_folder_sync,
-    read_all,
+    reading,
     source_at,
 )
 from anchorgraph.judgments import (
@@ -47,7 +47,7 @@ from anchorgraph.judgments import (
 from anchorgraph.loaders.collections import CollectionInfo, delete_collection, list_collections
 from anchorgraph.loaders.ingest import IngestStats
 from anchorgraph.loaders.model import SourceDocument
-from anchorgraph.loaders.read import read_bytes
+from anchorgraph.loaders.read import Skipped, read_bytes
 from anchorgraph.loaders.sync import SyncPlan, SyncReport, run_sync
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.pipeline import search
@@ -67,7 +67,7 @@ from anchorgraph.runtime import (
 )
 from anchorgraph.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION
 from anchorgraph.settings import Settings
-from anchorgraph.text.language import language_of
+from anchorgraph.text.language import Language, language_of
 
 
 class Searcher:
@@ -164,12 +164,8 @@ class Library(Searcher):
             InvalidInput: ``collection`` is not a collection name, or ``language`` not a
                 language anchorgraph analyses.
         """
-        try:
-            declared = None if language is None else language_of(language)
-        except ValueError as error:
-            raise InvalidInput(str(error)) from None
         return self.runtime.ingestor.ingest(
-            list(documents), collection=collection, replace=replace, language=declared
+            documents, collection=collection, replace=replace, language=_declared(language)
         )
 
     def add_text(
@@ -222,16 +218,26 @@ class Library(Searcher):
     ) -> IngestStats:
         """Read a file or a folder tree (as ``anchorgraph ingest`` does), local or by URL
         (``s3://bucket/prefix``, ``file://``; docs/sources.md), and add it to ``collection``;
-        files no reader takes are listed in the stats' ``warnings``. Everything is read before
-        anything is written, so a file that cannot be read, or a store that fails, fails the
-        call with the graph unchanged.
+        files no reader takes are listed in the stats' ``warnings``. A folder's files are read
+        by ``ANCHORGRAPH_READ_WORKERS`` processes while what was read before is embedded and
+        written (``anchorgraph.ingestion.reading``); a single file is read whole first. A
+        store that fails part-way fails the call: what was written before stays, each document
+        whole, and the same call again writes the rest (unchanged documents are skipped).
 
         Raises:
             InvalidInput: no such local file or folder; a URL no installed package serves.
             SourceUnavailable: the bucket or folder cannot be listed or read.
         """
-        documents, skipped = read_all(self.runtime.settings, path, fmt=fmt, source_type=source_type)
-        stats = self.add(documents, collection=collection, replace=replace, language=language)
+        skipped: list[Skipped] = []
+        with reading(
+            self.runtime.settings,
+            path,
+            fmt=fmt,
+            source_type=source_type,
+            on_skip=skipped.append,
+            ahead=self.runtime.batch_size,
+        ) as documents:
+            stats = self.add(documents, collection=collection, replace=replace, language=language)
         stats.warnings.extend(f"skipped {item.path}: {item.reason}" for item in skipped)
         return stats
 
@@ -306,6 +312,18 @@ class Library(Searcher):
         """Ingest the second sample, the museum's archive in Portuguese and Italian, into the
         collection ``arquivo``, as ``anchorgraph run`` does."""
         return load_sample(self.runtime, collection=ARCHIVE_COLLECTION, corpus=archive_corpus())
+
+
+def _declared(language: str | None) -> Language | None:
+    """The language a caller names for documents that declare none (None: detect each).
+
+    Raises:
+        InvalidInput: not a language anchorgraph analyses.
+    """
+    try:
+        return None if language is None else language_of(language)
+    except ValueError as error:
+        raise InvalidInput(str(error)) from None
 
 
 @contextmanager

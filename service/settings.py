@@ -153,6 +153,13 @@ class Settings(BaseSettings):
         ge=1,
         description="Attempts of one request to a source's store (the first and its retries).",
     )
+    read_workers: int = Field(
+        default=0,
+        ge=0,
+        description="Processes that read, parse and OCR a folder's files during ingest and "
+        "sync, while the model embeds and Neo4j writes what was read before; 0: one a core, "
+        "1: read in the ingesting process.",
+    )
     # A scanned PDF carries its pages as images: far more bytes per word than text.
     max_file_bytes: int = Field(
         default=50_000_000,

@@ -127,8 +127,10 @@ def documents(graph: Graph, collection: str) -> dict[str, dict[str, Any]]:
 
 
 @pytest.fixture
-def opened(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The keys an S3 source downloads, in order (its own ``open``, observed)."""
+def opened(monkeypatch: pytest.MonkeyPatch, runtime: Runtime) -> list[str]:
+    """The keys an S3 source downloads, in order (its own ``open``, observed: in this process,
+    where the files are then read)."""
+    monkeypatch.setattr(runtime.settings, "read_workers", 1)
     keys: list[str] = []
     real = S3Source.open
 
