@@ -760,6 +760,8 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
     from rich.markup import escape
     from rich.table import Table
 
+    from anchorgraph.retrieval.evidence import NO_MATCH
+
     # Every text from the query or the documents is escaped: "[the report](…)" in a Markdown
     # page is rich markup to the console, and would vanish ("[/x]" would end the command).
     title = escape(f"{result.mode} · {result.level} · {result.query!r}")
@@ -777,6 +779,8 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
             )
         if explain and hit.fd is not None:
             cell += "\n" + escape(_fd_line(hit.fd))
+        if explain and hit.evidence is not None:
+            cell += "\n" + escape(hit.evidence.described())
         fd = "" if hit.fd is None or hit.fd.fd_star is None else f"{hit.fd.fd_star:+.2f}"
         for s in hit.supporting:
             path = " → ".join(escape(step.described()) for step in s.path)
@@ -788,6 +792,8 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
         )
         table.add_row(str(hit.rank), f"{hit.score:.4f}", fd, escape(document), cell)
     console.print(table)
+    if not result.matched:
+        console.print(f"[bold red]no match:[/] {NO_MATCH}", highlight=False)
     if result.entities:
         names = escape(", ".join(f"{e.name} ({e.how})" for e in result.entities[:8]))
         console.print(f"entities: {names}")

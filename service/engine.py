@@ -21,8 +21,11 @@ from anchorgraph.ingestion import ingest_with_progress
 from anchorgraph.loaders.fd_stats import SourceAuthority, set_authorities
 from anchorgraph.loaders.read import read_beir_corpus
 from anchorgraph.loaders.title_links import LinkReport, link_corpus
+from anchorgraph.loaders.title_pass import link_titles_in_graph
+from anchorgraph.retrieval.analysis import prepare
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.density import fd_reranked
+from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE, NoMatchRule, evidence_kinds
 from anchorgraph.retrieval.feedback import rocchio
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.lucene import escape_lucene
@@ -56,6 +59,7 @@ from anchorgraph.text.language import Language
 
 __all__ = [
     "DEFAULT_COLLECTION",
+    "DEFAULT_NO_MATCH_RULE",
     "DOCUMENT_PATH_WEIGHTS",
     "AnalyzedQuery",
     "Candidate",
@@ -72,6 +76,7 @@ __all__ = [
     "LinkReport",
     "LocalNeo4j",
     "Mode",
+    "NoMatchRule",
     "Normalisation",
     "PathName",
     "Query",
@@ -83,13 +88,16 @@ __all__ = [
     "SourceAuthority",
     "cypher",
     "escape_lucene",
+    "evidence_kinds",
     "fd_reranked",
     "free_port",
     "ingest_with_progress",
     "link_corpus",
+    "link_titles_in_graph",
     "local_id",
     "multisignal_pool",
     "multisignal_ranking",
+    "prepare",
     "rank_candidates",
     "read_beir_corpus",
     "rescale",

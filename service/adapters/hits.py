@@ -50,8 +50,10 @@ def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
     character span and pages, and ``citation``, all of that as one line), its score and how it
     was made (``paths``:
     each path's raw and normalised score, rank and contribution; ``signals`` in multisignal
-    mode; ``priors``; ``fd``), the entities the query named and the chunks expansion reached
-    from it (``supporting``, each with its link path and inherited score)."""
+    mode; ``priors``; ``fd``), what speaks for it beside its nearness to the query
+    (``evidence``) and whether anything in the answer does (``matched``: false when every hit
+    is only near the query), the entities the query named and the chunks expansion reached from
+    it (``supporting``, each with its link path and inherited score)."""
     dumped = hit.model_dump(mode="json")
     return {
         "collection": hit.collection,
@@ -69,6 +71,8 @@ def hit_metadata(result: SearchResult, hit: Hit) -> dict[str, Any]:
         "signals": dumped["signals"],
         "priors": dumped["priors"],
         "fd": dumped["fd"],
+        "evidence": dumped["evidence"],
+        "matched": result.matched,
         "supporting": dumped["supporting"],
         "entities": [entity.model_dump(mode="json") for entity in result.entities],
         "query": result.query,

@@ -47,7 +47,10 @@ INSTRUCTIONS = (
     "anchorgraph searches a knowledge graph of documents, chunks, entities and hyperlinks in "
     "Neo4j. Call `search` with a question (level 'document' for whole documents; the hits' "
     "hyperlinks and entity bridges are followed unless expand {links: false, bridges: false} "
-    "says otherwise); every hit explains its score. Then "
+    "says otherwise); every hit explains its score. When the answer's `matched` is false no hit "
+    "has evidence (none holds enough of the question's words or an entity it names, none is "
+    "nearer than unrelated texts are): say that nothing was found rather than answer from the "
+    "hits. Then "
     "`get_document` reads a hit's document whole, `neighbourhood` shows what it is linked to, "
     "and `explain_fd` how factually dense it is."
 )

@@ -46,8 +46,15 @@ SEARCH_EXAMPLE: dict[str, Any] = {
             "fd": None,
             "supporting": [],
             "priors": {},
+            "evidence": {
+                "matched": True,
+                "kinds": ["terms", "dense"],
+                "terms": ["2048", "ag", "battery", "life"],
+                "cosine": 0.61,
+            },
         }
     ],
+    "matched": True,
     "entities": [
         {
             "id": "ag-2048",
@@ -107,7 +114,9 @@ async def search(
     or `multisignal` (documents scored on S_doc, S_segment, S_entity, S_triple and S_text).
     Filters apply to every path. It searches `collections`, by default every collection the
     key may read (404 for one it may not, as for one that does not exist). The answer lists
-    detected entities, per-stage timings and the number of database round trips.
+    detected entities, per-stage timings and the number of database round trips; each hit says
+    what speaks for it beside its nearness to the query (`evidence`), and `matched` is false
+    when no hit has any: nothing the collections hold matches the query.
 
     It answers within the request deadline (`ANCHORGRAPH_REQUEST_DEADLINE_S`): its result, 503
     when Neo4j cannot be reached, or 504 when Neo4j did not answer in time.

@@ -1,14 +1,17 @@
 """A search result as a compact HTML table, for Jupyter (``SearchResult._repr_html_``).
 
 One row per hit: rank, score, title and chunk, what each path contributed (with ``explain``),
-the priors, FD*_rescaled, the supporting chunks expansion attached, and the start of the text.
-Every value from the graph is escaped.
+the priors, FD*_rescaled, the supporting chunks expansion attached, and the start of the text;
+above them, when no hit has evidence (``evidence``), that nothing matches. Every value from the
+graph is escaped.
 """
 
 from __future__ import annotations
 
 from html import escape
 from typing import TYPE_CHECKING
+
+from anchorgraph.retrieval.evidence import NO_MATCH
 
 if TYPE_CHECKING:
     from anchorgraph.retrieval.types import Hit, SearchResult
@@ -27,6 +30,8 @@ def result_html(result: SearchResult) -> str:
         f"<th>{name}</th>"
         for name in ("#", "score", "title / chunk", "paths", "priors", "FD*", "supporting", "text")
     )
+    if not result.matched:
+        caption += f"<br><b>No match</b>: {escape(NO_MATCH)}"
     rows = "".join(_row(hit) for hit in result.hits)
     return (
         f'<div class="anchorgraph-result"><p>{caption}</p><table><thead><tr>{header}</tr>'

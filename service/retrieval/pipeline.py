@@ -1,6 +1,7 @@
 """A search as explicit stages: retrieve (filter, analyse, candidate paths) → fuse → ranking
 stages (pseudo-relevance feedback, FD* fused as a signal, multi-signal document scoring, the
-FD* rerank, threshold and top k; an expansion is one more in ``DEFAULT_STAGES``) → hydrate.
+FD* rerank, threshold and top k; an expansion is one more in ``DEFAULT_STAGES``) → hydrate →
+evidence (what speaks for each hit, and whether anything matches: ``evidence``).
 
 Each stage is a function over typed values (``stages``) and gets its own timing entry; this
 module only runs them in order. The maths stays in the pure functions of ``normalise``,
@@ -23,6 +24,7 @@ from anchorgraph.retrieval.stages import (
     fuse_candidates,
     hydrate,
     retrieve,
+    with_evidence,
 )
 from anchorgraph.retrieval.tuning import ranking_for
 from anchorgraph.retrieval.types import (
@@ -69,12 +71,15 @@ def search(
                 ranking = stage(run, ranking)
     with trace.stage("hydrate"):
         hits = hydrate(trace.read, ranking.hits, level_of(options))
+    with trace.stage("evidence"):
+        hits = with_evidence(hits, ranking, options)
     return SearchResult(
         query=options.query,
         mode=options.mode,
         level="document" if options.document_level else "chunk",
         collections=list(retrieved.scope.collections),
         hits=hits,
+        matched=any(hit.evidence is not None and hit.evidence.matched for hit in hits),
         entities=[_local_entity(entity) for entity in ranking.query.entities],
         identifiers=list(dict.fromkeys(map(local_id, ranking.query.identifiers))),
         identifiers_as_written={

@@ -25,6 +25,8 @@ from anchorgraph.graph.rows import DocumentSignalsRow, HydratedChunk
 from anchorgraph.retrieval.analysis import analyse, embed, prepare, query_language
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.context import SearchContext, SearchRun, Trace
+from anchorgraph.retrieval.evidence import hit_evidence
+from anchorgraph.retrieval.expansion import EXPANSION
 from anchorgraph.retrieval.fd_read import Level, fd_of, fd_scores
 from anchorgraph.retrieval.feedback import rocchio
 from anchorgraph.retrieval.fusion import FusedScore, fuse
@@ -499,6 +501,38 @@ def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[
             )
         )
     return hits
+
+
+def with_evidence(hits: list[Hit], ranking: Ranking, options: SearchOptions) -> list[Hit]:
+    """The hydrated hits (``hydrate``: one per ranked hit, in its order), each with what speaks
+    for it (``evidence.hit_evidence``) from what the paths found; a hit the expansion placed
+    (its score's one part ``EXPANSION``) as a supporting chunk of a matched hit is matched too,
+    by the graph (``Evidence.reached``)."""
+    keyed = _keyed(ranking.found, document_level=options.document_level)
+
+    def key(hit: Ranked | Supporting) -> str:
+        return hit.document_id if options.document_level else hit.chunk_id
+
+    own = [
+        hit_evidence(ranking.query, key(ranked), hit.text, keyed)
+        for ranked, hit in zip(ranking.hits, hits, strict=True)
+    ]
+    reached = {
+        key(supporting)
+        for ranked, evidence in zip(ranking.hits, own, strict=True)
+        if evidence.matched
+        for supporting in ranked.supporting
+    }
+    return [
+        hit.model_copy(
+            update={
+                "evidence": evidence.reached()
+                if EXPANSION in ranked.signal_contributions and key(ranked) in reached
+                else evidence
+            }
+        )
+        for ranked, hit, evidence in zip(ranking.hits, hits, own, strict=True)
+    ]
 
 
 def _local(key: str) -> str:

@@ -31,6 +31,7 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from anchorgraph.factual_density import LengthBin
+from anchorgraph.retrieval.evidence import Evidence
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
 from anchorgraph.retrieval.rules import (
@@ -1205,6 +1206,11 @@ class Hit(BaseModel):
         "placed by the score it inherited along a link or bridge (expand.rank) has that score "
         "as its one part, expansion.",
     )
+    evidence: Evidence | None = Field(
+        None,
+        description="What speaks for the hit beside its nearness to the query, and whether "
+        "that is enough (`matched`); every search's hits have it (anchorgraph.retrieval.evidence).",
+    )
 
     def citation(self) -> str:
         """Where the text stands: ``reports/1978.pdf, page 2, characters 812–1034`` (``pages
@@ -1236,6 +1242,11 @@ class SearchResult(BaseModel):
     level: Literal["chunk", "document"]
     collections: list[str] = Field(default_factory=list, description="The collections searched.")
     hits: list[Hit]
+    matched: bool = Field(
+        description="Whether any hit has evidence (`evidence.matched`): false when nothing "
+        "the collections hold matches the query, and the hits are only the texts nearest to "
+        "it (or there are none)."
+    )
     entities: list[DetectedEntity]
     identifiers: list[str]
     identifiers_as_written: dict[str, str] = Field(

@@ -2,9 +2,9 @@
 corpus: a query typed and sent with Enter, mode and top k changed, results whose breakdown bars
 add up to their scores, entity and identifier badges (identifiers as typed), source-type and FD*
 badges, supporting chunks with their link path, and a Neo4j Browser link whose Cypher finds the
-hit; errors that replace the results, the query box's limit and a search with no path, which the
-page refuses itself. A screenshot goes to the artifacts, and to docs/img/ with
-UPDATE_DOC_SCREENSHOTS=1."""
+hit; each hit's evidence, and a notice when no hit has any; errors that replace the results, the
+query box's limit and a search with no path, which the page refuses itself. A screenshot goes to
+the artifacts, and to docs/img/ with UPDATE_DOC_SCREENSHOTS=1."""
 
 from __future__ import annotations
 
@@ -170,6 +170,21 @@ def test_a_hit_shows_where_its_text_stands(page: Any, api: str) -> None:
     # A paged document's hit names its page, or both pages of a sentence across a break.
     assert page.evaluate("pagesCited({pages: [2]})") == " · page 2"
     assert page.evaluate("pagesCited({pages: [3, 4]})") == " · pages 3–4"
+
+
+def test_an_answer_without_evidence_says_nothing_matches(page: Any) -> None:
+    hits = search(page, "Ottoline Brabazon")  # a name no document holds
+    assert hits and page.is_visible("#no-match")
+    shown = page.eval_on_selector_all(
+        "#results > .hit .badge.evidence", "b => b.map(x => [x.dataset.matched, x.textContent])"
+    )
+    assert len(shown) == len(hits) and {tuple(x) for x in shown} == {("false", "no evidence")}
+    search(page, INCIDENT)
+    assert not page.is_visible("#no-match")
+    matched, text = page.eval_on_selector(
+        "#results > .hit .badge.evidence", "b => [b.dataset.matched, b.textContent]"
+    )
+    assert matched == "true" and text.startswith("evidence: terms")
 
 
 def test_changing_the_mode_and_top_k(page: Any) -> None:

@@ -148,6 +148,7 @@ async function search() {
 // one the status line speaks of.
 function showError(message) {
   setStatus(message, true);
+  $("no-match").hidden = true;
   $("detected").replaceChildren();
   $("timings").replaceChildren();
   $("timings").hidden = true;
@@ -181,6 +182,7 @@ function render(result) {
   const hits = result.hits;
   const cut = result.cut_short.length ? ` · cut short by the deadline: ${result.cut_short.join(", ")} left out, the hits unexpanded` : "";
   setStatus(`${hits.length} ${hits.length === 1 ? "hit" : "hits"} in ${fixed(result.total_ms, 0)} ms · ${result.round_trips} database round trips · ${result.mode}, ${result.level} level · ranking ${result.ranking}${cut}`, false, cut !== "");
+  $("no-match").hidden = result.matched !== false;
   renderDetected(result);
   renderTimings(result.timings);
   const top = Math.max(...hits.map((hit) => positive(parts(hit))), 1e-9);
@@ -273,10 +275,23 @@ function spanCited(hit) {
   return hit.start === null || hit.end === null ? "" : ` · characters ${hit.start}–${hit.end}`;
 }
 
+// What speaks for a hit beside its nearness to the query (docs/search.md, "When nothing
+// matches"): its kinds of evidence, or none.
+function evidenceBadge(evidence) {
+  if (!evidence) return null;
+  const cosine = evidence.cosine === null ? "not among the dense path's candidates" : `cosine ${fixed(evidence.cosine)}`;
+  const terms = evidence.terms.length ? `query terms in its text: ${evidence.terms.join(", ")}` : "none of the query's terms in its text";
+  const graph = evidence.kinds.includes("graph") ? "; placed by the expansion from a hit with evidence" : "";
+  const title = `${terms}; ${cosine}${graph}`;
+  return evidence.matched
+    ? el("span", { className: "badge evidence", title, dataset: { matched: "true" } }, `evidence: ${evidence.kinds.join(", ")}`)
+    : el("span", { className: "badge evidence none", title, dataset: { matched: "false" } }, "no evidence");
+}
+
 function renderHit(hit, result, terms, top) {
   const level = result.level;
   const fd = hit.fd;
-  const badges = fd ? [sourceBadge(fd), fdBadge(fd)] : [];
+  const badges = [evidenceBadge(hit.evidence), ...(fd ? [sourceBadge(fd), fdBadge(fd)] : [])];
   const node = `${hit.collection}/${level === "document" ? hit.document_id : hit.chunk_id}`;
   return el("li", { className: "hit", dataset: { chunkId: hit.chunk_id, collection: hit.collection, score: String(hit.score) } },
     el("div", { className: "hit-head" },

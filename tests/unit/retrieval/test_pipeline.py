@@ -13,6 +13,7 @@ import pytest
 from anchorgraph.embedding import HashEmbedder
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext, SearchRun
+from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE
 from anchorgraph.retrieval.pipeline import DEFAULT_STAGES, search
 from anchorgraph.retrieval.types import Mode, PathName, Ranking, SearchOptions
 
@@ -139,8 +140,34 @@ def test_a_hybrid_search_fuses_cuts_and_hydrates_the_recorded_rows(graph: Record
     assert fd is not None and fd.level == "chunk" and fd.bin_mean == 1.0
     stages = [timing.stage for timing in result.timings]
     assert stages.index("analyse") < stages.index("fuse") < stages.index("cut")
-    assert stages[-1] == "hydrate"
+    assert stages[-2:] == ["hydrate", "evidence"]
     context.close()
+
+
+def test_an_answer_says_whether_any_hit_has_evidence() -> None:
+    # Every hydrated text is "text of notes/<chunk>": "notes" is a term of each, "harbour" of
+    # none. The dense path alone found the hits, each at the noise level or below it.
+    noise = DEFAULT_NO_MATCH_RULE.noise_cosine
+    rows = {
+        **ROWS,
+        Query.DENSE_CHUNKS: candidates(("a#0", "a", noise - 0.05), ("b#0", "b", noise - 0.1)),
+        Query.BM25_CHUNKS: candidates(),
+    }
+    context = SearchContext(RecordedGraph(rows), HashEmbedder())
+    nothing = search(context, SearchOptions(query="harbour cranes", k=2))
+    assert [hit.chunk_id for hit in nothing.hits] == ["a#0", "b#0"]
+    assert not nothing.matched
+    assert [hit.evidence and hit.evidence.matched for hit in nothing.hits] == [False, False]
+    assert nothing.hits[0].evidence and nothing.hits[0].evidence.cosine == pytest.approx(
+        noise - 0.05
+    )
+    named = search(context, SearchOptions(query="harbour notes", k=2))
+    assert named.matched and all(hit.evidence and hit.evidence.terms for hit in named.hits)
+    near = {**rows, Query.DENSE_CHUNKS: candidates(("a#0", "a", noise + 0.05))}
+    dense = SearchContext(RecordedGraph(near), HashEmbedder())
+    assert search(dense, SearchOptions(query="harbour cranes", k=2)).matched
+    context.close()
+    dense.close()
 
 
 def test_a_threshold_cuts_before_hydration(graph: RecordedGraph) -> None:
