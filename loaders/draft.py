@@ -20,6 +20,8 @@ from anchorgraph.text.normalise import normalise_text, normalise_with_offsets
 # keeps those pairs apart; a row without headers keeps the plain column bar.
 _HEADED_CELL_SEPARATOR = "; "
 _CELL_SEPARATOR = " | "
+# The longest title taken from a document's first line.
+_TITLE_MAX_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -33,6 +35,20 @@ class Rendered:
 
     def first_h1(self) -> str:
         return next((h.text for h in self.headings if h.level == 1), "")
+
+    def first_line(self) -> str:
+        return self.text.partition("\n")[0][:_TITLE_MAX_CHARS].rstrip()
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a reader found in one document: the title it gives itself ("" for none, and the
+    document is titled by its id), its text, and the tags and metadata it states."""
+
+    title: str
+    rendered: Rendered
+    tags: tuple[str, ...] = ()
+    metadata: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

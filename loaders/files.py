@@ -1,18 +1,16 @@
-"""The binary formats (PDF, Word, images): their limits, the OCR engine for scans, and the
-reader of each."""
+"""How the file formats (PDF, Word, images; ``anchorgraph.loaders.formats``) are read: their
+limits and the OCR engine for scans."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from anchorgraph.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
-from anchorgraph.loaders.draft import Rendered
-from anchorgraph.loaders.ocr import Ocr, Tesseract, render_images
-from anchorgraph.loaders.pdf import render_pdf
-from anchorgraph.loaders.word import render_docx
-from anchorgraph.settings import Settings
+from anchorgraph.errors import DocumentTooLarge
+from anchorgraph.loaders.ocr import Ocr, Tesseract
 
-BINARY_FORMATS = ("pdf", "docx", "image")
+if TYPE_CHECKING:
+    from anchorgraph.settings import Settings
 
 
 @dataclass(frozen=True)
@@ -36,25 +34,3 @@ class FileReading:
             raise DocumentTooLarge(
                 f"{doc_id}: {size:,} bytes is over the limit of {self.max_bytes:,} bytes."
             )
-
-
-def render_file(data: bytes, doc_id: str, fmt: str, reading: FileReading) -> tuple[str, Rendered]:
-    """The title the file gives itself ("" for none) and its text.
-
-    Raises:
-        UnsupportedFormat: ``fmt`` is not one of :data:`BINARY_FORMATS`.
-        DocumentTooLarge: Larger than ``reading.max_bytes``.
-        InvalidInput: The file is empty; or (subclasses) corrupt or encrypted, or over the page
-            limit.
-        OcrUnavailable: It needs OCR and Tesseract is missing.
-    """
-    reading.check_size(len(data), doc_id)
-    if not data:
-        raise InvalidInput(f"{doc_id}: the file is empty.")
-    if fmt == "pdf":
-        return render_pdf(data, doc_id, max_pages=reading.max_pages, ocr=reading.ocr)
-    if fmt == "docx":
-        return render_docx(data, doc_id)
-    if fmt == "image":
-        return "", render_images(data, doc_id, max_pages=reading.max_pages, ocr=reading.ocr)
-    raise UnsupportedFormat(f"{doc_id}: '{fmt}' is not a PDF, Word or image format.")

@@ -34,6 +34,7 @@ from anchorgraph.loaders.chunking import PAGED_CHUNKING, chunk_document
 from anchorgraph.loaders.claims import Claim, ClaimExtractor, RuleClaimExtractor
 from anchorgraph.loaders.entities import EntityExtractor
 from anchorgraph.loaders.fd_stats import DEFAULT_REFIT_SHARE, Bounds, refit_if_drifted
+from anchorgraph.loaders.formats import FORMAT_NAMES
 from anchorgraph.loaders.graph_writer import (
     EmbeddedDocument,
     EntityRecord,
@@ -45,7 +46,6 @@ from anchorgraph.loaders.graph_writer import (
     write_documents,
 )
 from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
-from anchorgraph.loaders.read import FORMATS
 from anchorgraph.loaders.source_types import classify_study_design
 from anchorgraph.scope import DEFAULT_COLLECTION, collection_name
 from anchorgraph.settings import Settings
@@ -569,7 +569,7 @@ class Ingestor:
     def _with_source_type(self, document: SourceDocument) -> SourceDocument:
         """The document with its study design as source type, when asked for and it has none
         but its format's name."""
-        if not self.classify_sources or document.source_type not in ("", *FORMATS):
+        if not self.classify_sources or document.source_type not in ("", *FORMAT_NAMES):
             return document
         design = classify_study_design(document.title, document.text)
         return replace(document, source_type=str(design))

@@ -17,11 +17,13 @@ from io import BytesIO
 from typing import TYPE_CHECKING, Protocol
 
 from anchorgraph.errors import DocumentTooLarge, OcrUnavailable, TooManyPages, UnreadableDocument
-from anchorgraph.loaders.draft import Draft, Rendered
+from anchorgraph.loaders.draft import Draft, Found, Rendered
 from anchorgraph.loaders.running_lines import page_bodies
 
 if TYPE_CHECKING:
     from PIL.Image import Image
+
+    from anchorgraph.loaders.files import FileReading
 
 # pytesseract keeps the program's path in a module global: one call at a time sets and uses it.
 _COMMAND_LOCK = threading.Lock()
@@ -202,3 +204,10 @@ def _dpi(image: Image) -> int | None:
     if isinstance(dpi, tuple) and dpi and isinstance(dpi[0], int | float) and dpi[0] >= 50:
         return round(dpi[0])
     return None
+
+
+def read(data: bytes, doc_id: str, reading: FileReading) -> Found:
+    """A scan (PNG, JPEG, TIFF; the reader of ``anchorgraph.loaders.formats``) read by OCR,
+    titled by its first line."""
+    rendered = render_images(data, doc_id, max_pages=reading.max_pages, ocr=reading.ocr)
+    return Found(rendered.first_line(), rendered)

@@ -17,12 +17,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from anchorgraph.errors import TooManyPages, UnreadableDocument
-from anchorgraph.loaders.draft import Draft, Rendered
+from anchorgraph.loaders.draft import Draft, Found, Rendered
 from anchorgraph.loaders.ocr import Ocr
 from anchorgraph.loaders.running_lines import page_bodies
 
 if TYPE_CHECKING:
     import pypdfium2
+
+    from anchorgraph.loaders.files import FileReading
 
 # Pages without text are rendered at this resolution for OCR: Tesseract reads print best at
 # about 300 dpi, and a page at 300 dpi is ~9 megapixels, still quick to render.
@@ -255,3 +257,10 @@ def _write(text: str, spans: list[_Span], draft: Draft) -> None:
         else:
             draft.end_link()
     draft.write(text[at:])
+
+
+def read(data: bytes, doc_id: str, reading: FileReading) -> Found:
+    """A PDF (the reader of ``anchorgraph.loaders.formats``), titled by its Title property,
+    else its first H1 (an outline entry), else its first line."""
+    title, rendered = render_pdf(data, doc_id, max_pages=reading.max_pages, ocr=reading.ocr)
+    return Found(title or rendered.first_h1() or rendered.first_line(), rendered)

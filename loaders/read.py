@@ -1,11 +1,12 @@
-"""Readers: bytes, files and folders in, :class:`SourceDocument` with normalised text out.
+"""Reading: bytes, files and folders in, :class:`SourceDocument` with normalised text out.
 
-Markdown and HTML are rendered to plain text while the spans of their links and headings are
-recorded; the text is then normalised and the spans moved with it (``anchorgraph.loaders.draft``),
-so for every document ``text[link.start:link.end] == link.anchor_text`` and
-``text[h.start:h.start + len(h.text)] == h.text``. PDF, Word and image files are read the same
-way by their own modules (``anchorgraph.loaders.files``); PDF and TIFF documents also know
-their pages.
+Each format's reader (``anchorgraph.loaders.formats`` lists them) renders its document to plain
+text while recording the spans of its links and headings; the text is then normalised and the
+spans moved with it (``anchorgraph.loaders.draft``), so for every document
+``text[link.start:link.end] == link.anchor_text`` and
+``text[h.start:h.start + len(h.text)] == h.text``. PDF and TIFF documents also know their pages.
+Here the reader is chosen, the limits are checked, text is decoded, and JSON Lines files and
+folders are read.
 """
 
 from __future__ import annotations
@@ -13,59 +14,31 @@ from __future__ import annotations
 import codecs
 import json
 import posixpath
-import re
 from collections.abc import Callable, Generator, Iterable, Iterator
 from contextlib import closing
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path, PurePosixPath
 
-from bs4 import BeautifulSoup, Tag
-from bs4.element import (
-    NavigableString,
-    PageElement,
-    PreformattedString,
-    Script,
-    Stylesheet,
-    TemplateString,
-)
-from markdown_it import MarkdownIt
-from markdown_it.token import Token
-
 from anchorgraph.errors import DocumentTooLarge, InvalidInput, OcrUnavailable, UnsupportedFormat
-from anchorgraph.loaders.draft import Draft, Rendered
-from anchorgraph.loaders.files import BINARY_FORMATS, FileReading, render_file
+from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.formats import (
+    DOCUMENT_FORMAT_NAMES,
+    CollectionFormat,
+    FileFormat,
+    TextFormat,
+    format_named,
+    format_of_name,
+    names,
+    supported,
+)
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.pool import ordered_map
 from anchorgraph.loaders.sources import Description, Entry, LocalSource, Source, uri_path
-from anchorgraph.loaders.webpage import main_content
 from anchorgraph.text.normalise import normalise_text
 
-FORMATS = ("text", "markdown", "html", "jsonl", "beir", *BINARY_FORMATS)
-_SUFFIXES = {
-    ".txt": "text",
-    ".text": "text",
-    ".md": "markdown",
-    ".markdown": "markdown",
-    ".html": "html",
-    ".htm": "html",
-    ".jsonl": "jsonl",
-    ".pdf": "pdf",
-    ".docx": "docx",
-    ".png": "image",
-    ".jpg": "image",
-    ".jpeg": "image",
-    ".tif": "image",
-    ".tiff": "image",
-}
-_SINGLE_DOCUMENT_FORMATS = ("text", "markdown", "html", *BINARY_FORMATS)
 _BEIR_CORPUS = "corpus.jsonl"
-_SUPPORTED = (
-    "text (.txt, .text), markdown (.md, .markdown), html (.html, .htm), jsonl (.jsonl), "
-    "beir (corpus.jsonl), pdf (.pdf), docx (.docx), image (.png, .jpg, .jpeg, .tif, .tiff)"
-)
-_TITLE_MAX_CHARS = 200
 
 
 @dataclass(frozen=True)
@@ -83,18 +56,17 @@ def detect_format(path: Path | str) -> str:
         path: A file path; only its name matters.
 
     Returns:
-        One of :data:`FORMATS`: ``"beir"`` for a file named ``corpus.jsonl``, else by suffix.
+        The name of one of ``anchorgraph.loaders.formats.FORMATS``: by the file's whole name
+        (``corpus.jsonl`` is ``"beir"``), else by its suffix.
 
     Raises:
         UnsupportedFormat: No reader handles the suffix.
     """
-    path = Path(path)
-    if path.name.lower() == _BEIR_CORPUS:
-        return "beir"
-    fmt = _SUFFIXES.get(path.suffix.lower())
-    if fmt is None:
-        raise UnsupportedFormat(f"{path.name}: no reader for this file; supported: {_SUPPORTED}.")
-    return fmt
+    name = Path(path).name
+    found = format_of_name(name)
+    if found is None:
+        raise UnsupportedFormat(f"{name}: no reader for this file; supported: {supported()}.")
+    return found.name
 
 
 def read_bytes(
@@ -112,12 +84,12 @@ def read_bytes(
     modified: datetime | None = None,
     files: FileReading | None = None,
 ) -> SourceDocument:
-    """Read one text, Markdown, HTML, PDF, Word or image document.
+    """Read one document of a text or file format (``anchorgraph.loaders.formats``).
 
     Args:
         data: The document's bytes: UTF-8 text (a leading BOM is dropped), or the file.
         doc_id: Its id.
-        fmt: ``"text"``, ``"markdown"``, ``"html"``, ``"pdf"``, ``"docx"`` or ``"image"``.
+        fmt: The name of a text or file format (``formats.DOCUMENT_FORMAT_NAMES``).
         title: Its title; empty to take it from the document (front matter ``title:``, HTML
             ``<title>``, a PDF's or Word file's Title property, first H1, first line of a
             text, PDF or scan) or else the id's file stem.
@@ -126,9 +98,9 @@ def read_bytes(
         source_type: Source tier; empty for the format name.
         folder: Posix folder relative to the ingest root.
         tags: Tags, merged with any Markdown front matter ``tags:``.
-        max_bytes: Largest accepted size of a text, Markdown or HTML document.
+        max_bytes: Largest accepted size of a document of a text format.
         modified: Last modification time, if known.
-        files: How PDF, Word and image files are read (their size and page limits, and OCR);
+        files: How files of a file format are read (their size and page limits, and OCR);
             None: the defaults.
 
     Returns:
@@ -142,50 +114,43 @@ def read_bytes(
             (``TooManyPages``).
         OcrUnavailable: A scan needs OCR and Tesseract is not installed.
     """
-    if fmt not in _SINGLE_DOCUMENT_FORMATS:
+    reader = format_named(fmt)
+    if isinstance(reader, FileFormat):
+        reading = files or FileReading()
+        reading.check_size(len(data), doc_id)
+        if not data:
+            raise InvalidInput(f"{doc_id}: the file is empty.")
+        found = reader.read(data, doc_id, reading)
+    elif not isinstance(reader, TextFormat):
         raise UnsupportedFormat(
-            f"{doc_id}: '{fmt}' is not a single-document format; use text, markdown, html, "
-            "pdf, docx or image."
+            f"{doc_id}: '{fmt}' is not a single-document format; use "
+            f"{names(DOCUMENT_FORMAT_NAMES)}."
         )
-    front = _FrontMatter()
-    if fmt in BINARY_FORMATS:
-        found_title, rendered = render_file(data, doc_id, fmt, files or FileReading())
-        found_title = found_title or rendered.first_h1() or _first_line(rendered.text)
     elif len(data) > max_bytes:
         raise DocumentTooLarge(
             f"{doc_id}: {len(data):,} bytes is over the limit of {max_bytes:,} bytes."
         )
-    elif fmt == "markdown":
-        front, rendered = _render_markdown(_decode(data, doc_id))
-        found_title = front.title or rendered.first_h1()
-    elif fmt == "html":
-        found_title, rendered = _render_html(_decode(data, doc_id))
-        found_title = found_title or rendered.first_h1()
     else:
-        rendered = Rendered(normalise_text(_decode(data, doc_id)))
-        found_title = _first_line(rendered.text)
+        found = reader.read(_decode(data, doc_id))
+    rendered = found.rendered
     if not rendered.text:
         raise InvalidInput(f"{doc_id}: the document has no text.")
     return SourceDocument(
         id=doc_id,
         text=rendered.text,
-        title=normalise_text(title or found_title) or PurePosixPath(doc_id).stem,
+        title=normalise_text(title or found.title) or PurePosixPath(doc_id).stem,
         uri=uri,
         source=source,
         source_type=source_type or fmt,
         folder=folder,
-        tags=tuple(dict.fromkeys(tag for tag in map(normalise_text, [*tags, *front.tags]) if tag)),
+        tags=tuple(dict.fromkeys(tag for tag in map(normalise_text, [*tags, *found.tags]) if tag)),
         links=rendered.links,
         headings=rendered.headings,
         size_bytes=len(data),
         modified=modified,
-        metadata=front.metadata,
+        metadata=found.metadata,
         pages=rendered.pages,
     )
-
-
-def _first_line(text: str) -> str:
-    return text.partition("\n")[0][:_TITLE_MAX_CHARS].rstrip()
 
 
 def read_jsonl(
@@ -364,8 +329,8 @@ def read_source(
         InvalidInput: reading a single file fails (raised while iterating).
         SourceUnavailable: the store fails while listing or reading (raised while iterating).
     """
-    if fmt is not None and fmt not in FORMATS:
-        raise UnsupportedFormat(f"Unknown format '{fmt}'; supported: {_SUPPORTED}.")
+    if fmt is not None:
+        format_named(fmt)
     reading = files or FileReading()
     if source.single:
         (entry,) = source.entries()
@@ -487,7 +452,7 @@ def _read_entry(
     files: FileReading,
 ) -> Generator[SourceDocument, None, None]:
     """The documents of one file: the file system's facts of it joined to each."""
-    if fmt in ("beir", "jsonl"):
+    if isinstance(format_named(fmt), CollectionFormat):
         facts = source.describe(entry)
         with source.open(entry) as lines:
             documents = _jsonl_documents(
@@ -505,7 +470,7 @@ def _read_entry(
                 yield _with_facts(named, entry, facts)
         return
     # Checked before reading, so a huge file is never loaded (nor downloaded).
-    if fmt in BINARY_FORMATS:
+    if isinstance(format_named(fmt), FileFormat):
         files.check_size(entry.size, doc_id)
     elif entry.size > max_bytes:
         raise DocumentTooLarge(
@@ -644,287 +609,3 @@ def _metadata(value: object, where: str) -> dict[str, str]:
             raise InvalidInput(f"{where}: metadata '{key}' must be a string, number or boolean.")
         metadata[str(key)] = str(item)
     return metadata
-
-
-# --- Markdown -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class _FrontMatter:
-    title: str = ""
-    tags: tuple[str, ...] = ()
-    metadata: dict[str, str] = field(default_factory=dict)
-
-
-class _Markdown(MarkdownIt):
-    """CommonMark with tables and strikethrough, keeping every link target as written."""
-
-    def validateLink(self, url: str) -> bool:
-        # Keep javascript:/data: links as links so their anchor text is rendered as text;
-        # resolve_href drops them later.
-        return True
-
-    def normalizeLink(self, url: str) -> str:
-        return url  # no percent-encoding: RawLink.href is the href as written
-
-
-_MARKDOWN = _Markdown("commonmark").enable(["table", "strikethrough"])
-_FRONT_MATTER = re.compile(r"\A---[ \t]*\n(?P<body>.*?\n)??(?:---|\.\.\.)[ \t]*(?:\n|\Z)", re.S)
-_FRONT_MATTER_KEY = re.compile(r"(?P<key>[A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+(?P<value>.*))?$")
-_FRONT_MATTER_ITEM = re.compile(r"[ \t]*-[ \t]+(?P<value>.*)$")
-_HTML_LINK_OPEN = re.compile(
-    r"""<a\b[^>]*?\bhref\s*=\s*(?:"(?P<dq>[^"]*)"|'(?P<sq>[^']*)'|(?P<bare>[^\s>]+))""", re.I
-)
-_HTML_LINK_CLOSE = re.compile(r"</a\s*>", re.I)
-_HTML_BREAK = re.compile(r"<br\s*/?>", re.I)
-
-
-def _render_markdown(source: str) -> tuple[_FrontMatter, Rendered]:
-    source = source.replace("\r\n", "\n").replace("\r", "\n")
-    front = _FrontMatter()
-    if match := _FRONT_MATTER.match(source):
-        front = _parse_front_matter(match.group("body") or "")
-        source = source[match.end() :]
-    draft = Draft()
-    # A table's header row is not written as a row: its cells head every body row's cells.
-    headers: list[str] | None = None  # collecting the header row's texts while not None
-    table_headers: list[str] = []
-    column = body_rows = 0
-    for token in _MARKDOWN.parse(source):
-        match token.type:
-            case "heading_open":
-                draft.start_heading(int(token.tag[1:]))
-            case "heading_close":
-                draft.end_heading()
-                draft.write("\n\n")
-            case "inline" if headers is not None:
-                cell = Draft()
-                _render_inline(token.children or [], cell)
-                headers.append(cell.finish().text)
-            case "inline":
-                _render_inline(token.children or [], draft)
-            case "paragraph_close":
-                # Paragraphs in tight lists are hidden: their items stay on consecutive lines.
-                draft.write("\n" if token.hidden else "\n\n")
-            case "list_item_open":
-                draft.write(f"{token.info}{token.markup} ")  # "- ", "* ", "1. "
-            case "table_close" if not body_rows:  # a table of a header row alone
-                draft.write(f"{' | '.join(table_headers)}\n\n")
-            case "bullet_list_close" | "ordered_list_close" | "hr" | "table_close":
-                draft.write("\n\n")
-            case "fence" | "code_block":
-                draft.write(f"\n{token.content}\n\n")
-            case "html_block":
-                _walk_html(BeautifulSoup(token.content, "html.parser"), draft)
-                draft.write("\n\n")
-            case "thead_open":
-                headers, body_rows = [], 0
-            case "thead_close":
-                table_headers, headers = headers or [], None
-            case "tr_open":
-                column = 0
-            case "td_open":
-                draft.cell(column, table_headers)
-                column += 1
-            case "tr_close" if headers is None:
-                draft.write("\n\n")  # one row, one sentence
-                body_rows += 1
-    return front, draft.finish()
-
-
-def _render_inline(children: list[Token], draft: Draft) -> None:
-    for child in children:
-        match child.type:
-            case "text" | "code_inline":
-                draft.write(child.content)
-            case "image":
-                draft.write(child.content)  # the alt text; the image itself is not a link
-            case "softbreak":
-                draft.write(" ")  # hard-wrapped source lines are one paragraph
-            case "hardbreak":
-                draft.write("\n")
-            case "link_open":
-                draft.start_link(str(child.attrs.get("href", "")))
-            case "link_close":
-                draft.end_link()
-            case "html_inline":
-                _render_inline_html(child.content, draft)
-    while draft.open_links:  # an inline <a> never closed ends with its paragraph
-        draft.end_link()
-
-
-def _render_inline_html(tag: str, draft: Draft) -> None:
-    if match := _HTML_LINK_OPEN.match(tag):
-        draft.start_link(match.group("dq") or match.group("sq") or match.group("bare") or "")
-    elif _HTML_LINK_CLOSE.match(tag):
-        draft.end_link()
-    elif _HTML_BREAK.match(tag):
-        draft.write("\n")
-
-
-def _parse_front_matter(body: str) -> _FrontMatter:
-    """Read ``title``, ``tags`` and other top-level scalars from YAML-like front matter.
-
-    Not a YAML parser: ``key: value`` lines, ``tags: [a, b]``, ``tags: a, b`` and ``- a`` lists
-    under ``tags:``; nested structures are ignored.
-    """
-    title, tags, metadata = "", [], {}
-    key = ""
-    for line in body.split("\n"):
-        if not line.strip() or line.lstrip().startswith("#"):
-            continue
-        if item := _FRONT_MATTER_ITEM.match(line):
-            if key == "tags":
-                tags.append(_unquote(item.group("value")))
-            continue
-        entry = _FRONT_MATTER_KEY.match(line)
-        if entry is None or line[0].isspace():
-            key = ""
-            continue
-        key, value = entry.group("key").lower(), (entry.group("value") or "").strip()
-        if key == "title":
-            title = _unquote(value)
-        elif key == "tags":
-            inner = value[1:-1] if value.startswith("[") and value.endswith("]") else value
-            tags.extend(_unquote(tag) for tag in inner.split(",") if tag.strip())
-        elif value and value[0] not in "[{|>&*":  # plain scalars only
-            metadata[key] = _unquote(value)
-    return _FrontMatter(
-        title=normalise_text(title),
-        tags=tuple(dict.fromkeys(tag for tag in map(normalise_text, tags) if tag)),
-        metadata=metadata,
-    )
-
-
-def _unquote(value: str) -> str:
-    value = value.strip()
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
-        return value[1:-1]
-    return value
-
-
-# --- HTML ---------------------------------------------------------------------------------------
-
-# Elements whose content is not shown as text.
-_HIDDEN = frozenset(
-    {"head", "title", "script", "style", "template", "noscript", "iframe", "object", "svg"}
-)
-# Elements that start on a new line; each gets a blank line around it, so it ends a sentence.
-_BLOCKS = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog",
-        "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
-        "h4", "h5", "h6", "header", "hgroup", "hr", "html", "legend", "li", "main", "nav", "ol",
-        "p", "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
-    }
-)  # fmt: skip
-_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-# Elements whose own text nodes sit between cells.
-_ROWS = frozenset({"table", "thead", "tbody", "tfoot", "tr"})
-_WHITESPACE = re.compile(r"\s+")
-
-
-def _render_html(source: str) -> tuple[str, Rendered]:
-    soup = BeautifulSoup(source, "html.parser")
-    title = soup.title.get_text() if soup.title is not None else ""
-    draft = Draft()
-    _walk_html(main_content(soup), draft)
-    return normalise_text(title), draft.finish()
-
-
-def _walk_html(root: Tag, draft: Draft) -> None:
-    """Write the visible text under ``root`` into ``draft``, with its links and headings."""
-    _HtmlText(draft).walk(root)
-
-
-class _HtmlText:
-    """The visible text of an HTML tree, written into a draft.
-
-    Iterative, with the end of each element pushed as a callable, so deeply nested markup cannot
-    exhaust the interpreter's stack.
-    """
-
-    def __init__(self, draft: Draft) -> None:
-        self.draft = draft
-        self.preformatted = 0  # depth of <pre>/<textarea>, where whitespace is kept
-        self.tables: list[_HtmlTable] = []  # the tables being walked, innermost last
-
-    def walk(self, root: Tag) -> None:
-        pending: list[PageElement | Callable[[], None]] = list(reversed(root.contents))
-        while pending:
-            item = pending.pop()
-            if not isinstance(item, PageElement):
-                item()  # the end of an element
-            elif isinstance(item, Tag):
-                pending.extend(reversed(self._open(item)))
-            elif isinstance(item, NavigableString) and not isinstance(
-                item, PreformattedString | Script | Stylesheet | TemplateString
-            ):
-                text = str(item)
-                if item.parent is not None and item.parent.name in _ROWS and not text.strip():
-                    continue  # layout between rows and cells, not a space in any cell's text
-                self.draft.write(text if self.preformatted else _WHITESPACE.sub(" ", text))
-
-    def _open(self, tag: Tag) -> list[PageElement | Callable[[], None]]:
-        """Write what comes before ``tag``'s content; return its content, then its ends."""
-        name, draft = tag.name, self.draft
-        if name in _HIDDEN or tag.has_attr("hidden"):
-            return []
-        if name == "br":
-            draft.write("\n")
-            return []
-        if name == "img":
-            draft.write(_attribute(tag, "alt"))
-            return []
-        ends: list[Callable[[], None]] = []
-        if name == "table":
-            self.tables.append(_HtmlTable.of(tag))
-            ends.append(self._leave_table)
-        elif name == "tr" and self.tables and tag is self.tables[-1].header_row:
-            return []  # its cells head every other row's cells
-        elif name in ("td", "th"):
-            headers = self.tables[-1].headers if self.tables else []
-            draft.cell(len(tag.find_previous_siblings(["td", "th"])), headers)
-        if name in _BLOCKS:
-            draft.write("\n\n")
-            ends.append(lambda: draft.write("\n\n"))
-        if name in ("pre", "textarea"):
-            self.preformatted += 1
-            ends.append(self._leave_preformatted)
-        if name in _HEADINGS:
-            draft.start_heading(int(name[1]), _attribute(tag, "id").strip())
-            ends.insert(0, draft.end_heading)
-        elif name == "a" and tag.has_attr("href"):
-            draft.start_link(_attribute(tag, "href"))
-            ends.insert(0, draft.end_link)
-        return [*tag.contents, *ends]
-
-    def _leave_preformatted(self) -> None:
-        self.preformatted -= 1
-
-    def _leave_table(self) -> None:
-        self.tables.pop()
-
-
-@dataclass(frozen=True)
-class _HtmlTable:
-    """A table's header row (a first row of ``<th>`` cells followed by other rows) and the
-    texts of its cells; without one, rows are written as they are."""
-
-    header_row: Tag | None
-    headers: list[str]
-
-    @classmethod
-    def of(cls, table: Tag) -> _HtmlTable:
-        rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
-        if len(rows) < 2:
-            return cls(None, [])
-        cells = rows[0].find_all(["td", "th"], recursive=False)
-        if not cells or any(cell.name != "th" for cell in cells):
-            return cls(None, [])
-        return cls(rows[0], [cell.get_text(" ", strip=True) for cell in cells])
-
-
-def _attribute(tag: Tag, name: str) -> str:
-    value = tag.get(name)
-    return value if isinstance(value, str) else ""

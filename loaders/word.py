@@ -19,12 +19,14 @@ from io import BytesIO
 from typing import TYPE_CHECKING
 
 from anchorgraph.errors import UnreadableDocument
-from anchorgraph.loaders.draft import Draft, Rendered
+from anchorgraph.loaders.draft import Draft, Found, Rendered
 
 if TYPE_CHECKING:
     from docx.table import Table, _Cell
     from docx.text.paragraph import Paragraph
     from docx.text.run import Run
+
+    from anchorgraph.loaders.files import FileReading
 
 _HEADING_STYLE = re.compile(r"Heading ([1-9])")
 # A run's elements, in order: those python-docx reads as text (``Run.text``) and the two page
@@ -184,3 +186,10 @@ def _distinct_cells(cells: list[_Cell]) -> list[_Cell]:
         if not distinct or cell._tc is not distinct[-1]._tc:
             distinct.append(cell)
     return distinct
+
+
+def read(data: bytes, doc_id: str, reading: FileReading) -> Found:
+    """A Word ``.docx`` (the reader of ``anchorgraph.loaders.formats``), titled by its Title
+    property, else its first Title or Heading 1 paragraph, else its first line."""
+    title, rendered = render_docx(data, doc_id)
+    return Found(title or rendered.first_h1() or rendered.first_line(), rendered)

@@ -35,6 +35,7 @@ from anchorgraph.cli_output import (
 )
 from anchorgraph.cli_search import read_flags, request
 from anchorgraph.cli_tune import tune
+from anchorgraph.loaders.formats import names as format_names
 
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
     from collections.abc import Iterable
@@ -356,7 +357,7 @@ def ingest(
         str | None,
         typer.Option(
             "--format",
-            help="text, markdown, html, jsonl, beir, pdf, docx or image; default: by name.",
+            help=f"{format_names()}; default: by name.",
         ),
     ] = None,
     source_type: Annotated[

@@ -30,28 +30,26 @@ from anchorgraph.errors import Conflict, InvalidInput, NotFound, UnsupportedForm
 from anchorgraph.graph.deadline import paused
 from anchorgraph.graph.queries import Query as Cypher
 from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.formats import (
+    DOCUMENT_FORMAT_NAMES,
+    TEXT_FORMAT_NAMES,
+    format_of_media_type,
+    names,
+    suffixes,
+)
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import detect_format, read_bytes
 from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
 
 router = APIRouter(prefix="/documents", tags=["documents"])
 
-# The formats one request can carry, by file name suffix and by a part's content type. PDF, Word
-# and images come only as a file part, known by its name or content type: a plain form field is
+# The formats one request can carry (anchorgraph.loaders.formats), known by file name suffix and
+# by a part's media type. PDF, Word and images come only as a file part: a plain form field is
 # text, and the `format` field names a text format only, since no schema can say which bytes make
 # a PDF (schemathesis would rightly call a schema-valid "format: pdf" that is refused a fault).
-_TEXT_FORMATS = frozenset({"text", "markdown", "html"})
-_FILE_FORMATS = _TEXT_FORMATS | {"pdf", "docx", "image"}
-_FORMAT_OF_MEDIA_TYPE = {
-    "text/plain": "text",
-    "text/markdown": "markdown",
-    "text/html": "html",
-    "application/pdf": "pdf",
-    "application/vnd.openxmlformats-officedocument.wordprocessingml.document": "docx",
-    "image/png": "image",
-    "image/jpeg": "image",
-    "image/tiff": "image",
-}
+_TEXT_FORMATS = frozenset(TEXT_FORMAT_NAMES)
+_FILE_FORMATS = frozenset(DOCUMENT_FORMAT_NAMES)
+_FILE_ONLY = [name for name in DOCUMENT_FORMAT_NAMES if name not in _TEXT_FORMATS]
 # The largest page offset: far beyond any graph here, and far inside Neo4j's 64-bit SKIP.
 MAX_OFFSET = 1_000_000_000
 # How much longer than its deadline a write waits for Neo4j's answer (service/api/deadline.py).
@@ -92,12 +90,12 @@ def _upload_schema() -> dict[str, Any]:
             "contentMediaType": "text/plain",
             "pattern": VISIBLE_CHARACTER,
             **NO_NUL,
-            "description": "The document: UTF-8 text, Markdown or HTML without a NUL character "
-            "(a file part, or a plain field of at most 1 MB), or a file part holding a PDF, Word "
-            ".docx or PNG/JPEG/TIFF file (read by OCR where it has no text layer). The format is "
-            "the `format` field (text formats), else the file name's suffix (.txt, .md, .html; "
-            "for a file part also .pdf, .docx, .png, .jpg, .tif), else the part's content type "
-            "(a plain field is text).",
+            "description": "The document: UTF-8 text of a text format without a NUL character "
+            f"(a file part, or a plain field of at most 1 MB), or a file part of a file format "
+            f"({names(_FILE_ONLY)}; a scan is read by OCR). The format is the `format` field "
+            f"(text formats: {names(TEXT_FORMAT_NAMES)}), else the file name's suffix "
+            f"({suffixes(TEXT_FORMAT_NAMES)}; for a file part also {suffixes(_FILE_ONLY)}), "
+            "else the part's content type (a plain field is text).",
         }
     }
     for name, schema in fields["properties"].items():
@@ -126,7 +124,7 @@ _REQUEST_BODY = {
             "application/json": {"schema": _schema(DocumentIn), "example": _EXAMPLE_DOCUMENT},
             "multipart/form-data": {
                 # No `encoding`: a text part needs no content type of its own (a file part may
-                # say text/plain, text/markdown or text/html, which picks the format).
+                # say a text format's media type, which picks the format).
                 "schema": _upload_schema(),
                 "example": {"file": "The AG-2048 sensor logs every 5 minutes.", "id": "note.txt"},
             },
@@ -429,21 +427,22 @@ async def _from_upload(
 
 
 def _upload_format(name: str, part_type: str, known: frozenset[str]) -> str:
-    """One of ``known``: by the name's suffix (.txt, .md, .html, .pdf, .docx, .png, …), else by
-    the part's content type."""
+    """One of ``known``: by the name's suffix, else by the part's content type
+    (``anchorgraph.loaders.formats``)."""
     try:
         by_name: str | None = detect_format(name)
     except UnsupportedFormat:
         by_name = None
     if by_name is not None and by_name in known:
         return by_name
-    by_type = _FORMAT_OF_MEDIA_TYPE.get(part_type.partition(";")[0].strip().lower())
-    if by_type is None or by_type not in known:
+    by_type = format_of_media_type(part_type)
+    if by_type is None or by_type.name not in known:
+        readable = suffixes(n for n in DOCUMENT_FORMAT_NAMES if n in known)
         raise UnsupportedFormat(
-            f"{name}: no reader for this file; send a .txt, .md, .html, .pdf, .docx, .png, "
-            ".jpg or .tif file, a part with one of their content types, or a 'format' field."
+            f"{name}: no reader for this file; send a {readable} file, a part with one of "
+            "their content types, or a 'format' field."
         )
-    return by_type
+    return by_type.name
 
 
 def _folder_of(doc_id: str) -> str:

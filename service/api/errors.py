@@ -47,6 +47,7 @@ from anchorgraph.errors import (
     UnreadableDocument,
     UnsupportedFormat,
 )
+from anchorgraph.loaders.formats import DOCUMENT_FORMAT_NAMES, suffixes
 from anchorgraph.retrieval.types import BLANK_TEXT, VISIBLE_CHARACTER
 
 log = logging.getLogger(__name__)
@@ -357,8 +358,8 @@ _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
     413: (DOCUMENT_TOO_LARGE, "big.txt: 6,000,000 bytes is over the limit of 5,000,000 bytes."),
     415: (
         UNSUPPORTED_FORMAT,
-        "scan.xls: no reader for this file; send a .txt, .md, .html, .pdf, "
-        ".docx, .png, .jpg or .tif file.",
+        f"scan.xls: no reader for this file; send a {suffixes(DOCUMENT_FORMAT_NAMES)} file, a "
+        "part with one of their content types, or a 'format' field.",
     ),
     422: (VALIDATION_ERROR, "body.k: Input should be less than or equal to 1000"),
     502: (CLAIM_EXTRACTION_FAILED, "claim extractor at http://127.0.0.1:8080 failed: timed out"),

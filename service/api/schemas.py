@@ -9,6 +9,13 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstra
 from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
+from anchorgraph.loaders.formats import (
+    DOCUMENT_FORMAT_NAMES,
+    TEXT_FORMAT_NAMES,
+    media_types,
+    names,
+    suffixes,
+)
 from anchorgraph.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Text
 from anchorgraph.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
 from anchorgraph.scope import DEFAULT_COLLECTION, CollectionName
@@ -84,6 +91,24 @@ def _tag_list(tags: str) -> str:
 
 
 # Inline rather than the Language enum's $ref: the multipart schema is written out by hand.
+
+
+def _text_format(value: str) -> str:
+    if value not in TEXT_FORMAT_NAMES:
+        expected = names(repr(name) for name in TEXT_FORMAT_NAMES)
+        raise PydanticCustomError(
+            "literal_error", "Input should be {expected}", {"expected": expected}
+        )
+    return value
+
+
+# A text format's name (anchorgraph.loaders.formats), checked and listed in the schema as a
+# Literal of them would be.
+TextFormatName = Annotated[
+    str, Field(json_schema_extra={"enum": list(TEXT_FORMAT_NAMES)}), AfterValidator(_text_format)
+]
+_FILE_ONLY = [name for name in DOCUMENT_FORMAT_NAMES if name not in TEXT_FORMAT_NAMES]
+
 LanguageCode = Literal["en", "pt", "it"]
 LanguageField = Field(
     None,
@@ -128,7 +153,7 @@ class DocumentIn(BaseModel):
         "NUL character (else 400).",
         json_schema_extra=NO_NUL,
     )
-    format: Literal["text", "markdown", "html"] = "text"
+    format: TextFormatName = "text"
     title: Label = Field("", description="Default: from the document (front matter, H1, ...).")
     uri: Label = ""
     source: Label = ""
@@ -149,13 +174,12 @@ class UploadFields(BaseModel):
         "false", description="'true': replace a document of another origin (else 409)."
     )
     language: LanguageCode | None = LanguageField
-    format: Literal["text", "markdown", "html"] | None = Field(
+    format: TextFormatName | None = Field(
         None,
-        description="How to read a text part. Default: by the file name (.txt, .md, .html), "
-        "else by the part's content type (text/plain, text/markdown, text/html). A PDF, Word "
-        "or image file part is known by its name (.pdf, .docx, .png, .jpg, .jpeg, .tif, "
-        ".tiff) or content type (application/pdf, the .docx type, image/png, image/jpeg, "
-        "image/tiff).",
+        description="How to read a text part. Default: by the file name "
+        f"({suffixes(TEXT_FORMAT_NAMES)}), else by the part's content type "
+        f"({media_types(TEXT_FORMAT_NAMES)}). A file part of a file format is known by its "
+        f"name ({suffixes(_FILE_ONLY)}) or content type ({media_types(_FILE_ONLY)}).",
     )
     title: Label = ""
     source: Label = ""

@@ -4,7 +4,7 @@ The page (``service/web/static/``) is plain HTML, CSS and JavaScript that calls 
 with ``explain`` on and draws what comes back. It hard-codes no option of the API: the modes,
 paths, default weights, the longest query, the file formats (source types that say nothing
 more) and the Cypher each result's Neo4j Browser link opens come from ``/ui/config``, so that
-the page follows ``anchorgraph.retrieval.types``, ``anchorgraph.loaders.read`` and the catalogue.
+the page follows ``anchorgraph.retrieval.types``, ``anchorgraph.loaders.formats`` and the catalogue.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 from anchorgraph.api.deps import RuntimeDep
 from anchorgraph.errors import NotFound
 from anchorgraph.graph.queries import Query, cypher
-from anchorgraph.loaders.read import FORMATS
+from anchorgraph.loaders.formats import FORMAT_NAMES
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
 from anchorgraph.retrieval.types import (
@@ -114,7 +114,7 @@ def config(runtime: RuntimeDep) -> PageConfig:
         browser_url=runtime.settings.browser_url,
         neighbourhood_cypher=cypher(Query.BROWSER_NEIGHBOURHOOD),
         max_query_chars=max_query_chars(),
-        formats=list(FORMATS),
+        formats=list(FORMAT_NAMES),
     )
 
 

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from anchorgraph.errors import DocumentTooLarge, InvalidInput, UnsupportedFormat
+from anchorgraph.loaders.formats import FORMAT_NAMES
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import (
-    FORMATS,
     Skipped,
     detect_format,
     read_beir_corpus,
@@ -270,7 +270,7 @@ def test_read_bytes_refuses_multi_document_formats() -> None:
 )
 def test_detect_format(name: str, fmt: str) -> None:
     assert detect_format(Path(name)) == fmt
-    assert fmt in FORMATS
+    assert fmt in FORMAT_NAMES
 
 
 def test_unknown_format_names_file_and_formats() -> None:
