@@ -6,7 +6,7 @@ import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from anchorgraph.api import (
     audit,
@@ -20,6 +20,7 @@ from anchorgraph.api import (
     web,
 )
 from anchorgraph.api.deadline import install_deadline
+from anchorgraph.api.deps import json_bodies_only
 from anchorgraph.api.docs import install_docs
 from anchorgraph.api.errors import install_error_handlers
 from anchorgraph.api.metrics import install_metrics
@@ -71,6 +72,7 @@ def create_app(
         # Served by install_docs, from the package's files rather than a CDN.
         docs_url=None,
         redoc_url=None,
+        dependencies=[Depends(json_bodies_only)],
     )
     install_docs(app)
     install_error_handlers(app)

@@ -203,7 +203,7 @@ def tiers(
 @router.post(
     "/coverage",
     response_model=CoverageAudit,
-    responses={200: _example(_COVERAGE), **problems(400, 404, 413, 422, 503)},
+    responses={200: _example(_COVERAGE), **problems(400, 404, 413, 415, 422, 503)},
 )
 def coverage(request: CoverageRequest, runtime: RuntimeDep, access: AccessDep) -> CoverageAudit:
     """Corpus–benchmark coverage: the share of the claims some chunk covers (cosine ≥

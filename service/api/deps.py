@@ -6,9 +6,10 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.routing import APIRoute
 
 from anchorgraph.api.security import ACCESS_STATE
-from anchorgraph.errors import Forbidden, NotFound
+from anchorgraph.errors import Forbidden, NotFound, UnsupportedFormat
 from anchorgraph.runtime import Runtime
 from anchorgraph.scope import FULL_ACCESS, Access
 
@@ -52,3 +53,22 @@ def writable(access: Access, collection: str) -> str:
     if access.can_read(collection):
         raise Forbidden(f"This key may read collection {collection!r} but not write it.")
     raise NotFound(f"No collection named {collection!r}.")
+
+
+def json_bodies_only(request: Request) -> None:
+    """Every route that reads a JSON body (a model parameter) refuses a body of another content
+    type with 415, as ``POST /documents`` does, rather than with a 422 about a field it never
+    read. Installed on the whole app (``anchorgraph.app``); a route without a body model, such
+    as ``POST /documents``, reads its body itself and says what it takes.
+
+    Raises:
+        UnsupportedFormat: the request names a content type that is not JSON.
+    """
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute) or route.body_field is None:
+        return
+    media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
+    if media_type and media_type != "application/json" and not media_type.endswith("+json"):
+        raise UnsupportedFormat(
+            f"{request.method} {route.path} takes a JSON body (application/json), not {media_type}."
+        )

@@ -31,7 +31,7 @@ _EXAMPLE = {
     response_model=Judgment,
     responses={
         201: {"content": {"application/json": {"example": _EXAMPLE}}},
-        **problems(400, 403, 404, 422, 503),
+        **problems(400, 403, 404, 415, 422, 503),
     },
 )
 async def judge(judgment: JudgmentIn, runtime: RuntimeDep, access: AccessDep) -> Judgment:

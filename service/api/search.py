@@ -98,7 +98,7 @@ FLAT_REQUEST_DEPRECATED = "@1796342400"
     response_model=SearchResult,
     responses={
         200: {"content": {"application/json": {"example": SEARCH_EXAMPLE}}},
-        **problems(400, 404, 413, 422, 503),
+        **problems(400, 404, 413, 415, 422, 503),
     },
 )
 async def search(

@@ -258,9 +258,26 @@ def _some_path(paths: list[PathName]) -> list[PathName]:
 # The text holds a VISIBLE_CHARACTER: checked with Python's re, as JSON Schema validators (and
 # schemathesis) read the pattern, and refused in words (BLANK_TEXT) rather than by quoting it.
 VISIBLE = Rule(_visible, pattern=VISIBLE_CHARACTER)
+# A visible character and no NUL anywhere: what a query holds. A NUL is no character of any
+# language; Lucene and Neo4j would take it as part of a term that nothing can contain.
+QUERY_TEXT = "^[^\\x00]*" + VISIBLE_CHARACTER.replace("[^", "[^\\x00", 1) + "[^\\x00]*$"
+NUL_IN_TEXT = "String should not hold a NUL character"
+
+
+def _query_text(text: str) -> str:
+    if "\x00" in text:
+        raise PydanticCustomError("string_nul", NUL_IN_TEXT)
+    return _visible(text)
+
+
 # What a search looks for: at most 4096 characters, at least one of them visible (whitespace
-# alone would rank every chunk on nothing).
-QueryText = Annotated[str, StringConstraints(min_length=1, max_length=4096), VISIBLE, UTF8]
+# alone would rank every chunk on nothing), and no NUL.
+QueryText = Annotated[
+    str,
+    StringConstraints(min_length=1, max_length=4096),
+    Rule(_query_text, pattern=QUERY_TEXT),
+    UTF8,
+]
 # The paths a hybrid or multisignal search fuses, when given: at least one.
 PathList = Annotated[list[PathName], Rule(_some_path, minItems=1)]
 
