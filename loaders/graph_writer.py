@@ -23,8 +23,9 @@ from typing import Any, Literal, TypedDict
 import neo4j
 
 from anchorgraph.embedding import Vectors
+from anchorgraph.errors import Conflict
 from anchorgraph.factual_density import fd_raw
-from anchorgraph.graph.gateway import Graph, run_in, single_in
+from anchorgraph.graph.gateway import Graph, rows_in, run_in, single_in
 from anchorgraph.graph.queries import Query, Statement
 from anchorgraph.graph.rows import DeletedContentRow
 from anchorgraph.graph.shards import SHARDS, shard_labels
@@ -110,9 +111,16 @@ def write_documents(
     entities: Sequence[EntityRecord],
     entity_vectors: Vectors,
     embedded_entities: Sequence[EntityRecord] = (),
+    *,
+    expected: Mapping[str, str | None] | None = None,
 ) -> list[str]:
     """Replace these documents (whole) of ``collection`` in one transaction, FD* bin statistics
     and the collection's counts included.
+
+    ``expected``: by id, the content hash each document had in the graph when the write was
+    decided on (None: it had none). It is checked under the collection's write lock, before
+    anything is written: a write that committed in between raises ``Conflict`` and this one
+    writes nothing, rather than replace what it has not seen.
 
     ``entities`` come with the embeddings of their names (``entity_vectors``, row for row);
     ``embedded_entities`` are mentioned too but already have an embedding in the graph
@@ -130,6 +138,8 @@ def write_documents(
 
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
         labels = shard_labels(lock_collection(tx, collection))
+        if expected is not None:
+            _check_unchanged_since(tx, collection, expected)
         run_in(tx, Query.DETACH_INCOMING_LINKS, {"ids": ids})
         _count_in_fd_bins(tx, collection, ids, -1)
         old = single_in(tx, Query.DELETE_DOCUMENT_CONTENT, {"ids": ids})
@@ -166,6 +176,22 @@ def write_documents(
         return [local_id(id_) for id_ in upserted["without_embedding"]] if upserted else []
 
     return graph.write(work)
+
+
+def _check_unchanged_since(
+    tx: neo4j.ManagedTransaction, collection: str, expected: Mapping[str, str | None]
+) -> None:
+    """Raise ``Conflict`` when a document's content hash is no longer the one ``expected``."""
+    keys = [scoped(collection, id_) for id_ in expected]
+    rows = rows_in(tx, Query.EXISTING_HASHES, {"ids": keys})
+    found = {local_id(row["id"]): row["content_hash"] or "" for row in rows}
+    changed = sorted(id_ for id_, digest in expected.items() if found.get(id_) != digest)
+    if changed:
+        raise Conflict(
+            f"{len(changed)} document(s) of collection {collection!r} changed while this write "
+            f"was prepared ({', '.join(map(repr, changed[:3]))}): another write committed "
+            "first; nothing of this batch was written, send it again to decide anew"
+        )
 
 
 def _count_in_fd_bins(

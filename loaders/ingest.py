@@ -21,6 +21,7 @@ from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
+from enum import StrEnum
 from itertools import islice
 
 import numpy as np
@@ -30,6 +31,7 @@ from anchorgraph.errors import DeadlineExceeded
 from anchorgraph.factual_density import FdLevel
 from anchorgraph.graph.deadline import paused, propagating
 from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.queries import Query
 from anchorgraph.loaders.chunking import PAGED_CHUNKING, chunk_document
 from anchorgraph.loaders.claims import Claim, ClaimExtractor, RuleClaimExtractor
 from anchorgraph.loaders.entities import EntityExtractor
@@ -47,7 +49,8 @@ from anchorgraph.loaders.graph_writer import (
 )
 from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
 from anchorgraph.loaders.source_types import classify_study_design
-from anchorgraph.scope import DEFAULT_COLLECTION, collection_name
+from anchorgraph.loaders.sources import uri_path
+from anchorgraph.scope import DEFAULT_COLLECTION, collection_name, document_id
 from anchorgraph.settings import Settings
 from anchorgraph.text.identifiers import find_identifiers
 from anchorgraph.text.language import Language, detect_language, language_of
@@ -62,20 +65,37 @@ log = logging.getLogger(__name__)
 PIPELINE_VERSION = "7"
 
 
+class Refused(StrEnum):
+    """Why a document was not written (``Refusal.reason``)."""
+
+    # Its id is held by a document from another origin (uri), or by one given without a uri:
+    # writing it would replace that document unseen.
+    OTHER_ORIGIN = "other-origin"
+    # Its file is held under another id (read from a folder above or below this one): writing it
+    # again would keep it twice.
+    STORED_AS = "stored-as"
+    # A precondition of the write (``Precondition``: If-Match, If-None-Match) does not hold.
+    PRECONDITION = "precondition"
+
+
 @dataclass(frozen=True)
 class Refusal:
     """A document not written because it would have replaced, unseen, one that came from
-    somewhere else (``replace`` allows it)."""
+    somewhere else (``replace``, or an ``If-Match`` naming the stored one's ETag, allows it), or
+    because a precondition of the write failed."""
 
     id: str
     uri: str  # where the refused document came from ("" when given without one)
     stored_uri: str  # where the document in the graph came from
-    # Set when the graph holds the same file under another id (a sync of a folder above or
-    # below the one it was read from): writing it again would keep it twice.
-    stored_id: str = ""
+    stored_id: str = ""  # with STORED_AS: the id the graph holds the same file under
+    reason: Refused = Refused.OTHER_ORIGIN
+    stored_etag: str = ""  # the ETag (content hash) of the document in the graph, if any
+    detail: str = ""  # with PRECONDITION: which condition failed
 
     def message(self, collection: str) -> str:
-        if self.stored_id:
+        if self.reason is Refused.PRECONDITION:
+            return f"{self.id!r} in collection {collection!r}: {self.detail}"
+        if self.reason is Refused.STORED_AS:
             return (
                 f"{self.id!r}: its file {self.uri} is in collection {collection!r} already, as "
                 f"{self.stored_id!r} (read from another folder); sync that folder, or delete "
@@ -91,6 +111,93 @@ def _origin(uri: str) -> str:
     return uri or "a request without a uri"
 
 
+@dataclass(frozen=True)
+class Precondition:
+    """The conditions of RFC 9110 §13.1.1–2 on writing one document, over its ETag (its content
+    hash, as stored): ``if_match`` the ETags of the versions the caller means to replace (``*``:
+    whichever is stored; the document must exist), ``if_none_match`` the ETags it must not
+    replace (``*``: create only). A write whose ``if_match`` holds may replace a document of
+    any origin: the caller has seen what it replaces."""
+
+    if_match: tuple[str, ...] | None = None
+    if_none_match: tuple[str, ...] | None = None
+
+    def failure(self, stored_etag: str | None) -> str | None:
+        """Why the write may not go ahead over ``stored_etag`` (None: nothing stored), or None
+        when it may (If-Match is evaluated first, as §13.2.2 orders)."""
+        if self.if_match is not None:
+            if stored_etag is None:
+                return "If-Match names a version, but there is no such document"
+            if "*" not in self.if_match and stored_etag not in self.if_match:
+                return f'If-Match names another version: the stored one\'s ETag is "{stored_etag}"'
+        if self.if_none_match is not None and stored_etag is not None:
+            if "*" in self.if_none_match:
+                return "If-None-Match: * creates only, and the document exists"
+            if stored_etag in self.if_none_match:
+                return f'If-None-Match names the stored version, "{stored_etag}"'
+        return None
+
+
+class Decision(StrEnum):
+    """What an ingest does with a document it may write (``write_decision``)."""
+
+    WRITE = "write"
+    UNCHANGED = "unchanged"  # the graph holds exactly this
+
+
+def write_decision(
+    document: SourceDocument,
+    etag: str,
+    stored: Stored | None,
+    *,
+    replace: bool = False,
+    precondition: Precondition | None = None,
+    stored_as: str = "",
+) -> Decision | Refusal:
+    """Whether ``document`` (its content hash ``etag``) is written over ``stored``, what the
+    collection holds under its id. In order:
+
+    1. a ``precondition`` that fails refuses it, unless the graph already holds exactly this
+       (an If-Match retried after it succeeded);
+    2. the same content is unchanged;
+    3. a stored document is replaced by one from its own file or URL (the same non-empty
+       ``uri``), or with ``replace``, or by a write whose If-Match held; any other is refused
+       (``Refused.OTHER_ORIGIN``): a request without a uri never replaces one unseen;
+    4. a new id whose file the collection holds under another (``stored_as``) is refused
+       (``Refused.STORED_AS``) unless ``replace``.
+    """
+    stored_etag = stored.content_hash if stored is not None else None
+    seen = precondition is not None and precondition.if_match is not None
+    failure = precondition.failure(stored_etag) if precondition is not None else None
+    if failure is not None and not (seen and stored_etag == etag):
+        return Refusal(
+            document.id,
+            document.uri,
+            stored.uri if stored is not None else "",
+            reason=Refused.PRECONDITION,
+            stored_etag=stored_etag or "",
+            detail=failure,
+        )
+    if stored is None:
+        if stored_as and not replace:
+            return Refusal(
+                document.id, document.uri, document.uri, stored_as, reason=Refused.STORED_AS
+            )
+        return Decision.WRITE
+    if stored.content_hash == etag:
+        return Decision.UNCHANGED
+    if replace or seen or (document.uri and stored.uri == document.uri):
+        return Decision.WRITE
+    return Refusal(document.id, document.uri, stored.uri, stored_etag=stored.content_hash)
+
+
+def named_by_its_path(id_: str, uri: str) -> bool:
+    """Whether ``id_`` is the path of the file at ``uri`` below some folder: a file that is one
+    document, read as ingest reads a folder. A record of a JSON Lines file, which shares the
+    file's uri with the others, is not: its uri cannot tell it moved."""
+    return bool(uri) and uri_path(uri).endswith("/" + id_)
+
+
 @dataclass
 class IngestStats:
     """What an ingest did, and the seconds each stage took."""
@@ -101,6 +208,7 @@ class IngestStats:
     replaced: int = 0  # of those written, how many replaced one (changed, or with replace)
     unchanged: int = 0  # skipped: same content hash as in the graph
     refused: list[Refusal] = field(default_factory=list)  # another origin's, kept
+    moved: int = 0  # files written under a new id (``replace``): their old ids deleted
     chunks: int = 0
     mentions: int = 0
     triples: int = 0
@@ -152,6 +260,10 @@ class Decided:
     todo: list[tuple[SourceDocument, str]]  # to write (as written), with their content hash
     replacing: frozenset[str] = frozenset()  # ids of those that replace one in the graph
     refused: tuple[Refusal, ...] = ()
+    # id → the content hash the graph held when the batch was decided on (None: none): what
+    # the write checks again under the collection's lock.
+    expected: Mapping[str, str | None] = field(default_factory=dict)
+    moved: tuple[str, ...] = ()  # old ids of files written under new ones, deleted after
 
     def count_into(self, stats: IngestStats) -> None:
         stats.documents += self.n_documents
@@ -185,6 +297,7 @@ class Prepared:
         self.decided.count_into(stats)
         stats.written += len(self.documents)
         stats.replaced += sum(d.source.id in self.decided.replacing for d in self.documents)
+        stats.moved += len(self.decided.moved)
         stats.chunks += sum(len(d.chunks) for d in self.documents)
         stats.mentions += sum(len(d.mentions) for d in self.documents)
         stats.triples += sum(len(d.triples) for d in self.documents)
@@ -303,6 +416,7 @@ class Ingestor:
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
         language: Language | None = None,
+        preconditions: Mapping[str, Precondition] | None = None,
     ) -> IngestStats:
         """Write every new or changed document into ``collection``; each batch is one
         transaction.
@@ -310,9 +424,15 @@ class Ingestor:
         A document's language (``document_language``) is its own declaration, else
         ``language``, else detected.
 
-        A document whose id the collection already holds with another origin (its ``uri``: the
-        file or URL it was read from, "" when a request gave none) is not written but listed in
-        ``refused``, unless ``replace`` says to replace it: nothing is replaced unseen.
+        Nothing is replaced unseen (``write_decision``): a changed document replaces the stored
+        one of its id only when both came from the same file or URL (``uri``); one whose id the
+        collection holds from another origin, or from a request without a uri, is not written
+        but listed in ``refused``, unless ``replace`` says to replace it or its
+        ``preconditions`` entry (by id) names the stored version's ETag. A file the collection
+        holds under another id (read before from a folder above or below) is refused too; with
+        ``replace`` it moves: written under its new id, the old one deleted. What each batch
+        decided on is checked again under the collection's write lock, so a write that
+        committed in between makes the batch fail with ``Conflict``, not replace it unseen.
 
         Batches are written in order by one writer thread while the main thread parses and
         embeds the next batch, so the Neo4j write overlaps the model instead of adding to it.
@@ -321,9 +441,13 @@ class Ingestor:
         written; the error is then raised, as it would be without the overlap.
 
         Raises:
-            InvalidInput: ``collection`` is not a valid collection name.
+            InvalidInput: ``collection`` is not a valid collection name, or a document's id is
+                not a document id (``anchorgraph.scope.document_id``; nothing of its batch is
+                written).
+            Conflict: another write changed a document of a batch while it was prepared.
         """
         collection = collection_name(collection)
+        conditions = dict(preconditions or {})
         stats = IngestStats(collection=collection)
         started = time.perf_counter()
 
@@ -353,7 +477,13 @@ class Ingestor:
             for batch in _batches(documents, self.batch_size):
                 in_flight = pending.prepared if pending else None
                 prepared = self._prepare(
-                    batch, stats, in_flight, nlp, replace=replace, language=language
+                    batch,
+                    stats,
+                    in_flight,
+                    nlp,
+                    replace=replace,
+                    language=language,
+                    preconditions=conditions,
                 )
                 if pending is not None:
                     finish(pending)
@@ -394,6 +524,10 @@ class Ingestor:
         (when asked for), its language resolved (``document_language``)."""
         return document_language(self._with_source_type(document), language)
 
+    def etag(self, document: SourceDocument, language: Language | None = None) -> str:
+        """The ETag ``document`` has once written: the content hash of it as written."""
+        return self.content_hash(self.as_written(document, language))
+
     def content_hash(self, document: SourceDocument) -> str:
         """SHA-256 over everything the graph stores of a document, and the pipeline signature."""
         content: list[object] = [
@@ -431,11 +565,20 @@ class Ingestor:
         replace: bool,
         language: Language | None = None,
         in_flight: Prepared | None = None,
+        preconditions: Mapping[str, Precondition] | None = None,
     ) -> Decided:
         """What becomes of each document of ``batch`` in ``collection`` (as written: its
-        language resolved), by its content hash against what the graph holds: written,
-        unchanged, or refused (``Refusal``). ``in_flight`` is a batch being written right now:
-        it commits before this one is written, so its documents count as in the graph."""
+        language resolved), by its content hash against what the graph holds and its
+        ``preconditions`` (by id): written, unchanged, or refused (``write_decision``).
+        ``in_flight`` is a batch being written right now: it commits before this one is
+        written, so its documents count as in the graph.
+
+        Raises:
+            InvalidInput: a document's id is not a document id.
+        """
+        for document in batch:
+            document_id(document.id)
+        conditions = preconditions or {}
         # The last of several documents with one id wins, as it would across batches.
         by_id = {document.id: self.as_written(document, language) for document in batch}
         warnings = [
@@ -448,17 +591,27 @@ class Ingestor:
         known = existing_documents(self.graph, collection, list(by_id))
         if in_flight is not None:
             known.update((id_, s) for id_, s in in_flight.stored.items() if id_ in by_id)
+        stored_as = self._stored_as(collection, [d for d in by_id.values() if d.id not in known])
         todo: list[tuple[SourceDocument, str]] = []
         refused: list[Refusal] = []
+        moved: list[str] = []
         for document in by_id.values():
             digest = self.content_hash(document)
             stored = known.get(document.id)
-            if stored is not None and stored.content_hash == digest:
-                continue
-            if stored is not None and stored.uri != document.uri and not replace:
-                refused.append(Refusal(document.id, document.uri, stored.uri))
-                continue
-            todo.append((document, digest))
+            other_id = stored_as.get(document.uri, "") if stored is None else ""
+            decision = write_decision(
+                document,
+                digest,
+                stored,
+                replace=replace,
+                precondition=conditions.get(document.id),
+                stored_as="" if other_id in by_id else other_id,
+            )
+            if isinstance(decision, Refusal):
+                refused.append(decision)
+            elif decision is Decision.WRITE:
+                todo.append((document, digest))
+                moved += [other_id] if other_id and other_id not in by_id else []
         return Decided(
             n_documents=len(batch),
             n_unchanged=len(by_id) - len(todo) - len(refused),
@@ -466,7 +619,26 @@ class Ingestor:
             todo=todo,
             replacing=frozenset(document.id for document, _ in todo if document.id in known),
             refused=tuple(refused),
+            expected={
+                document.id: stored.content_hash if (stored := known.get(document.id)) else None
+                for document, _ in todo
+            },
+            moved=tuple(moved),
         )
+
+    def _stored_as(self, collection: str, new: list[SourceDocument]) -> dict[str, str]:
+        """uri → the id the collection holds it under, for those of the ``new`` documents (ids
+        the collection does not hold) that are files named by their path: the same file read
+        before from a folder above or below this one."""
+        uris = [document.uri for document in new if named_by_its_path(document.id, document.uri)]
+        if not uris:
+            return {}
+        rows = self.graph.read(Query.DOCUMENTS_AT_URIS, {"collection": collection, "uris": uris})
+        return {
+            str(row["uri"]): str(row["id"])
+            for row in rows
+            if named_by_its_path(str(row["id"]), str(row["uri"]))
+        }
 
     def parse(self, todo: Sequence[tuple[SourceDocument, str]]) -> list[Parsed]:
         """Chunk the documents to write (``decide``'s ``todo``) and find their entities,
@@ -515,7 +687,10 @@ class Ingestor:
             prepared.entities,
             prepared.entity_vectors,
             prepared.embedded_entities,
+            expected=prepared.decided.expected,
         )
+        if prepared.decided.moved:  # written under their new ids: the old ones go
+            delete_documents(self.graph, collection, prepared.decided.moved)
         return time.perf_counter() - clock, without_embedding
 
     def _prepare(
@@ -527,6 +702,7 @@ class Ingestor:
         *,
         replace: bool,
         language: Language | None = None,
+        preconditions: Mapping[str, Precondition],
     ) -> Prepared:
         """Decide, parse and embed a batch: everything but the write (timed into ``stats``).
 
@@ -534,7 +710,12 @@ class Ingestor:
         """
         collection = stats.collection
         decided = self.decide(
-            batch, collection, replace=replace, language=language, in_flight=in_flight
+            batch,
+            collection,
+            replace=replace,
+            language=language,
+            in_flight=in_flight,
+            preconditions=preconditions,
         )
         if not decided.todo:
             return Prepared(decided, [], [], _no_vectors(self), [])

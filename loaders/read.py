@@ -36,6 +36,7 @@ from anchorgraph.loaders.formats import (
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.pool import ordered_map
 from anchorgraph.loaders.sources import Description, Entry, LocalSource, Source, uri_path
+from anchorgraph.scope import document_id
 from anchorgraph.text.normalise import normalise_text
 
 _BEIR_CORPUS = "corpus.jsonl"
@@ -109,11 +110,12 @@ def read_bytes(
     Raises:
         UnsupportedFormat: ``fmt`` is not a single-document format.
         DocumentTooLarge: ``data`` is longer than ``max_bytes`` (``files.max_bytes``).
-        InvalidInput: The bytes are not UTF-8, or no text is left after normalisation; a file
-            is empty, corrupt, encrypted (``UnreadableDocument``) or has too many pages
-            (``TooManyPages``).
+        InvalidInput: ``doc_id`` is not a document id (``anchorgraph.scope.document_id``),
+            the bytes are not UTF-8, or no text is left after normalisation; a file is empty,
+            corrupt, encrypted (``UnreadableDocument``) or has too many pages (``TooManyPages``).
         OcrUnavailable: A scan needs OCR and Tesseract is not installed.
     """
+    document_id(doc_id)
     reader = format_named(fmt)
     if isinstance(reader, FileFormat):
         reading = files or FileReading()
@@ -573,6 +575,10 @@ def _parse_record(line: bytes, where: str, line_offset: int) -> _Record:
     if isinstance(raw_id, bool) or not isinstance(raw_id, str | int) or not str(raw_id).strip():
         raise InvalidInput(f"{where}: '_id' (or 'id') must be a non-empty string.")
     doc_id = str(raw_id).strip()
+    try:
+        document_id(doc_id)
+    except InvalidInput as error:
+        raise InvalidInput(f"{where}: {error}") from None
     text = normalise_text(_string(value, "text", where, required=True))
     if not text:
         raise InvalidInput(f"{where}: document '{doc_id}' has no text.")

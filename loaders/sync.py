@@ -21,9 +21,18 @@ from dataclasses import dataclass, field
 
 from anchorgraph.graph.gateway import GraphReader
 from anchorgraph.graph.queries import Query
-from anchorgraph.loaders.ingest import Ingestor, IngestStats, ProgressCallback, Refusal
+from anchorgraph.loaders.graph_writer import Stored
+from anchorgraph.loaders.ingest import (
+    Decision,
+    Ingestor,
+    IngestStats,
+    ProgressCallback,
+    Refusal,
+    named_by_its_path,
+    write_decision,
+)
 from anchorgraph.loaders.model import SourceDocument
-from anchorgraph.loaders.sources import Entry, uri_path
+from anchorgraph.loaders.sources import Entry
 from anchorgraph.scope import collection_name
 
 # Why a file is refused, said where a summary counts refusals.
@@ -83,9 +92,7 @@ ReadChanged = Callable[[Callable[[Entry], bool]], Iterable[SourceDocument]]
 
 
 @dataclass(frozen=True)
-class _Stored:
-    content_hash: str
-    uri: str
+class _Stored(Stored):
     revision: str
 
 
@@ -128,7 +135,7 @@ def plan_sync(
             stored[id_].revision == entry.revision
             # A file that is one document is unchanged only under the same id: read from
             # another folder, its id differs (a conflict, below).
-            and (id_ == entry.path or not _named_by_its_path(id_, entry.uri))
+            and (id_ == entry.path or not named_by_its_path(id_, entry.uri))
             for id_ in ids
         )
         if same and entry.revision:
@@ -144,23 +151,24 @@ def plan_sync(
     stored_as = {
         held.uri: id_
         for id_, held in stored.items()
-        if id_ not in present and _named_by_its_path(id_, held.uri)
+        if id_ not in present and named_by_its_path(id_, held.uri)
     }
     for document in documents:
-        if document.id not in stored:
-            elsewhere = stored_as.get(document.uri)
-            if elsewhere is None or replace or not _named_by_its_path(document.id, document.uri):
-                plan.add.append(document.id)
-            else:
-                plan.conflicts.append(Refusal(document.id, document.uri, document.uri, elsewhere))
-            continue
-        held = stored[document.id]
-        if held.content_hash == ingestor.content_hash(ingestor.as_written(document)):
+        held = stored.get(document.id)
+        a_file = held is None and named_by_its_path(document.id, document.uri)
+        decision = write_decision(
+            document,
+            ingestor.etag(document),
+            held,
+            replace=replace,
+            stored_as=stored_as.get(document.uri, "") if a_file else "",
+        )
+        if isinstance(decision, Refusal):
+            plan.conflicts.append(decision)
+        elif decision is Decision.UNCHANGED:
             plan.unchanged.append(document.id)
-        elif held.uri == document.uri or replace:
-            plan.update.append(document.id)
         else:
-            plan.conflicts.append(Refusal(document.id, document.uri, held.uri))
+            (plan.add if held is None else plan.update).append(document.id)
     kept_as_stored = {refusal.stored_id for refusal in plan.conflicts}
     for id_, held in sorted(stored.items()):
         if id_ in present or id_ in kept_as_stored:
@@ -168,13 +176,6 @@ def plan_sync(
         uri = held.uri
         (plan.delete if uri == folder_uri or uri.startswith(prefix) else plan.kept).append(id_)
     return plan
-
-
-def _named_by_its_path(id_: str, uri: str) -> bool:
-    """Whether ``id_`` is the path of the file at ``uri`` below some folder: a file that is one
-    document, read as ingest reads a folder. A record of a JSON Lines file, which shares the
-    file's uri with the others, is not: its uri cannot tell it moved."""
-    return uri_path(uri).endswith("/" + id_)
 
 
 def run_sync(
@@ -195,4 +196,5 @@ def run_sync(
     stats = ingestor.ingest(written, on_progress, collection=plan.collection, replace=replace)
     stats.refused += stored_elsewhere
     deleted = ingestor.delete(plan.delete, collection=plan.collection) if plan.delete else 0
-    return SyncReport(plan, stats, deleted)
+    # A file moved to its new id (``replace``) had its old id deleted by the ingest already.
+    return SyncReport(plan, stats, deleted + stats.moved)

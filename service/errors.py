@@ -8,7 +8,8 @@ AnchorgraphError
 │   └── UnreadableDocument  a corrupt, truncated or encrypted file     → 422
 ├── NotFound              no such collection / document / entity       → 404
 ├── Forbidden             the key may read that collection, not write  → 403
-├── Conflict              it would replace a document of another origin → 409
+├── Conflict              it would replace a document unseen, or the graph changed under it → 409
+│   └── PreconditionFailed  If-Match / If-None-Match does not hold    → 412
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
 ├── DeadlineExceeded      Neo4j did not answer within the request deadline → 504
 ├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
@@ -66,7 +67,19 @@ class Forbidden(AnchorgraphError):
 
 
 class Conflict(AnchorgraphError):
-    """A write would replace, unseen, a document that came from another origin."""
+    """A write would replace, unseen, a document that came from another origin (or from a
+    request without one), or another write changed what it was about to replace. ``etag``: the
+    ETag of the document in the graph, when there is one, for the caller to name in
+    ``If-Match`` once it has seen it."""
+
+    def __init__(self, message: str, *, etag: str = "") -> None:
+        super().__init__(message)
+        self.etag = etag
+
+
+class PreconditionFailed(Conflict):
+    """A condition of the write (``If-Match``, ``If-None-Match``; RFC 9110 §13.1) does not hold
+    for the document in the graph."""
 
 
 class GraphUnavailable(AnchorgraphError):

@@ -250,10 +250,11 @@ def ingest_with_progress(
 
 def ingest_summary(stats: IngestStats) -> str:
     """What an ingest did, in one sentence, and which documents it refused and why."""
+    moved = f", {stats.moved} moved from another id" if stats.moved else ""
     counts = (
         f"{stats.documents} documents read into collection {stats.collection!r}: "
         f"{stats.written} written ({stats.written - stats.replaced} new, {stats.replaced} "
-        f"replaced), {stats.unchanged} unchanged, {len(stats.refused)} refused"
+        f"replaced{moved}), {stats.unchanged} unchanged, {len(stats.refused)} refused"
     )
     refusals = [f"\n  refused: {refusal.message(stats.collection)}" for refusal in stats.refused]
     hint = (

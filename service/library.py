@@ -21,7 +21,7 @@ keywords, and returns the same ``SearchResult``::
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -45,7 +45,8 @@ from anchorgraph.judgments import (
     tune_collection,
 )
 from anchorgraph.loaders.collections import CollectionInfo, delete_collection, list_collections
-from anchorgraph.loaders.ingest import IngestStats
+from anchorgraph.loaders.graph_writer import existing_documents
+from anchorgraph.loaders.ingest import IngestStats, Precondition
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import Skipped, read_bytes
 from anchorgraph.loaders.sync import SyncPlan, SyncReport, run_sync
@@ -65,7 +66,12 @@ from anchorgraph.runtime import (
     open_runtime,
     startup_objects_frozen,
 )
-from anchorgraph.scope import ARCHIVE_COLLECTION, DEFAULT_COLLECTION
+from anchorgraph.scope import (
+    ARCHIVE_COLLECTION,
+    DEFAULT_COLLECTION,
+    collection_name,
+    document_id,
+)
 from anchorgraph.settings import Settings
 from anchorgraph.text.language import Language, language_of
 
@@ -144,9 +150,10 @@ class Library(Searcher):
     """A searcher that also writes: ``add``, ``add_text``, ``ingest``, ``sync`` and ``delete``
     go through the runtime's ``Ingestor``, so unchanged documents are skipped, a changed one is
     replaced whole and each batch is one transaction. Every write goes into one collection
-    (``collection=``, default ``default``); a document that would replace one of another origin
-    (another file or URI) is refused and listed in the stats' ``refused``, unless
-    ``replace=True``."""
+    (``collection=``, default ``default``). Nothing is replaced unseen: a document whose id
+    the collection holds with other content is written over it only when both came from the
+    same file or URI; otherwise it is refused and listed in the stats' ``refused``, unless
+    ``replace=True`` (or, for ``add_text``, ``if_match`` names the stored version's ETag)."""
 
     def add(
         self,
@@ -155,17 +162,28 @@ class Library(Searcher):
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
         language: str | None = None,
+        preconditions: Mapping[str, Precondition] | None = None,
     ) -> IngestStats:
         """Add or replace documents (``SourceDocument``s, as ``read_all`` or a loader gives);
         ``language`` ("en", "pt", "it") is that of those that declare none, else each is
-        detected.
+        detected. ``preconditions``: by id, the versions (ETags) a document may replace, as
+        ``If-Match`` / ``If-None-Match`` say them over REST.
 
         Raises:
-            InvalidInput: ``collection`` is not a collection name, or ``language`` not a
-                language anchorgraph analyses.
+            InvalidInput: ``collection`` is not a collection name, ``language`` not a
+                language anchorgraph analyses, or a document's id not a document id
+                (``anchorgraph.scope.document_id``); nothing is written then.
         """
+        declared = _declared(language)
+        documents = list(documents)
+        for document in documents:  # all of them before anything is written
+            document_id(document.id)
         return self.runtime.ingestor.ingest(
-            documents, collection=collection, replace=replace, language=_declared(language)
+            documents,
+            collection=collection,
+            replace=replace,
+            language=declared,
+            preconditions=preconditions,
         )
 
     def add_text(
@@ -183,9 +201,14 @@ class Library(Searcher):
         collection: str = DEFAULT_COLLECTION,
         replace: bool = False,
         language: str | None = None,
+        if_match: str | None = None,
     ) -> IngestStats:
         """Add or replace one document given as text, read as ``POST /documents`` reads it
         (``format``: text, markdown or html; the title taken from the text when empty).
+
+        A document of this id with other content is replaced only with ``replace=True``, or
+        when ``if_match`` is its ETag (``etag``; "*": whichever is stored), or when both have
+        the same non-empty ``uri``; else it is refused (the stats' ``refused`` says why).
 
         Raises:
             InvalidInput: no text is left after normalisation.
@@ -204,7 +227,20 @@ class Library(Searcher):
             tags=tags,
             max_bytes=self.runtime.settings.max_document_bytes,
         )
-        return self.add([document], collection=collection, replace=replace, language=language)
+        conditions = {id: Precondition(if_match=(if_match,))} if if_match is not None else None
+        return self.add(
+            [document],
+            collection=collection,
+            replace=replace,
+            language=language,
+            preconditions=conditions,
+        )
+
+    def etag(self, id: str, *, collection: str = DEFAULT_COLLECTION) -> str | None:
+        """The version (ETag, the content hash) of a stored document, which ``add_text``'s
+        ``if_match`` names to replace it; None when the collection has no such document."""
+        stored = existing_documents(self.graph, collection_name(collection), [id]).get(id)
+        return stored.content_hash if stored is not None else None
 
     def ingest(
         self,

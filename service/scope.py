@@ -32,6 +32,51 @@ COLLECTION_PATTERN = r"^[a-z0-9][a-z0-9_-]{0,62}$"
 _NAME = re.compile(COLLECTION_PATTERN)
 CollectionName = Annotated[str, StringConstraints(pattern=COLLECTION_PATTERN)]
 
+# A document id names a file below a folder (``notes/a.md``), a record (``4983``) or a URL. It
+# files the document in its folder part (``notes``), which Neo4j Browser and the metadata path
+# show and filter on, so no part of it may be empty, ``.`` or ``..`` (``../../etc/passwd``,
+# ``/abs/x.md`` and ``dir/`` would file documents in folders that are not there); and it holds no
+# control character, which no file name or URL means and which terminals and logs would obey.
+MAX_ID_CHARS = 512
+_CONTROL = r"\x00-\x1f\x7f-\x9f"
+_INVISIBLE = r"\s\u00ad\u180e\u200b-\u200d\u2060\ufeff"
+
+
+def document_id_pattern(excluded: str = "") -> str:
+    """The regular expression of a valid id (in the dialect JSON Schema, Python and JavaScript
+    share, without look-arounds), with the characters ``excluded`` (a class body) left out too:
+    '/'-separated parts, each holding a visible character other than '.', or a URL
+    (``scheme://`` and no whitespace)."""
+    any_ = f"[^/{_CONTROL}{excluded}]"
+    named = f"[^/.{_CONTROL}{_INVISIBLE}{excluded}]"
+    part = f"{any_}*{named}{any_}*"
+    url = f"[A-Za-z][A-Za-z0-9+.-]*://[^{_CONTROL}{_INVISIBLE}{excluded}]+"
+    return f"^(?:{url}|{part}(?:/{part})*)$"
+
+
+DOCUMENT_ID_PATTERN = document_id_pattern()
+_DOCUMENT_ID = re.compile(DOCUMENT_ID_PATTERN)
+ID_RULE = (
+    f"an id is 1 to {MAX_ID_CHARS} characters without control characters, made of "
+    "'/'-separated parts that are neither empty nor '.' or '..' (notes/a.md), or a URL"
+)
+
+
+def valid_document_id(value: str) -> bool:
+    return 0 < len(value) <= MAX_ID_CHARS and _DOCUMENT_ID.match(value) is not None
+
+
+def document_id(value: str) -> str:
+    """``value`` if it is a valid document id (``ID_RULE``), at every door: a request, the
+    library, a file's path below the folder read.
+
+    Raises:
+        InvalidInput: it is not.
+    """
+    if not valid_document_id(value):
+        raise InvalidInput(f"{value!r} is not a document id: {ID_RULE}.")
+    return value
+
 
 def collection_name(name: str) -> str:
     """``name`` if it is a valid collection name.

@@ -8,7 +8,7 @@ import posixpath
 from dataclasses import replace
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Path, Query, Request, Response
+from fastapi import APIRouter, Header, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
@@ -16,7 +16,8 @@ from starlette.datastructures import UploadFile
 
 from anchorgraph.api.deadline import answered_by
 from anchorgraph.api.deps import AccessDep, RuntimeDep, readable, writable
-from anchorgraph.api.errors import problems, unreadable_json
+from anchorgraph.api.errors import problems, quoted_etag, unreadable_json
+from anchorgraph.api.preconditions import precondition
 from anchorgraph.api.schemas import (
     NO_NUL,
     VISIBLE_CHARACTER,
@@ -26,7 +27,13 @@ from anchorgraph.api.schemas import (
     IngestResult,
     UploadFields,
 )
-from anchorgraph.errors import Conflict, InvalidInput, NotFound, UnsupportedFormat
+from anchorgraph.errors import (
+    Conflict,
+    InvalidInput,
+    NotFound,
+    PreconditionFailed,
+    UnsupportedFormat,
+)
 from anchorgraph.graph.deadline import paused
 from anchorgraph.graph.queries import Query as Cypher
 from anchorgraph.loaders.files import FileReading
@@ -37,6 +44,7 @@ from anchorgraph.loaders.formats import (
     names,
     suffixes,
 )
+from anchorgraph.loaders.ingest import Refusal, Refused
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import detect_format, read_bytes
 from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, scoped
@@ -62,6 +70,29 @@ DocumentIdPath = Annotated[
         examples=["climate/ag-2048.md"],
     ),
 ]
+IfMatchHeader = Annotated[
+    str | None,
+    Header(
+        description="Replace only this version of the document: the ETag a GET or an earlier "
+        'write answered ("9f2c…"), or * for whichever is stored (RFC 9110 §13.1.1). A write '
+        "that names the stored version may replace a document of any origin.",
+        examples=['"9f2c…"'],
+    ),
+]
+IfNoneMatchHeader = Annotated[
+    str | None,
+    Header(
+        description="* : create only; refused with 412 when the document exists (RFC 9110 "
+        "§13.1.2).",
+        examples=["*"],
+    ),
+]
+_ETAG_HEADER = {
+    "ETag": {
+        "description": "The document's version (its content hash), for If-Match.",
+        "schema": {"type": "string"},
+    }
+}
 CollectionQuery = Annotated[
     str,
     Query(
@@ -135,6 +166,7 @@ _INGESTED = {
     "id": "notes/sensor.md",
     "collection": "default",
     "status": "written",
+    "etag": "9f2c…",
     "chunks": 1,
     "mentions": 1,
     "triples": 0,
@@ -208,21 +240,32 @@ def _example(value: object) -> dict[str, Any]:
             "model": IngestResult,
             "description": "Replaced (an earlier version is gone) or unchanged (already in the "
             "graph).",
+            "headers": _ETAG_HEADER,
         },
-        201: _example(_INGESTED),
-        **problems(400, 403, 404, 409, 413, 415, 422, 502, 503),
+        201: {**_example(_INGESTED), "headers": _ETAG_HEADER},
+        **problems(400, 403, 404, 409, 412, 413, 415, 422, 502, 503),
     },
 )
 async def add_document(
-    request: Request, response: Response, runtime: RuntimeDep, access: AccessDep
+    request: Request,
+    response: Response,
+    runtime: RuntimeDep,
+    access: AccessDep,
+    if_match: IfMatchHeader = None,
+    if_none_match: IfNoneMatchHeader = None,
 ) -> IngestResult:
     """Add or replace one document of a collection, sent as JSON or as a multipart upload (a
     `file` part and the same fields, `tags` comma-separated):
     `curl -F file=@note.md -F collection=notes localhost:8000/documents`.
 
     201 when it is new to the collection, 200 when it replaced an earlier version or the graph
-    already holds exactly this content. A document whose id the collection holds from another
-    origin (`uri`) is refused with 409 unless `replace` is true. A document whose text is not
+    already holds exactly this content; either way the `ETag` header (and `etag`) is the
+    document's version. A write never replaces a document unseen: one whose id the collection
+    holds with other content is refused with 409 (whose `ETag` is the stored version's) unless
+    it names that version in `If-Match`, or `replace` is true, or both came from the same `uri`.
+    So a second upload of another `README.md` is refused until the caller says which to keep.
+    `If-Match` naming another version, or `If-None-Match: *` for a document that exists, is
+    refused with 412. A document whose text is not
     UTF-8 (a file may also be UTF-16 or UTF-32 with its byte-order mark), holds a NUL character
     or renders to nothing (Markdown or HTML without text) is refused with 400, as is a
     JSON body that is not valid JSON; a body that is neither JSON nor multipart with 415. A
@@ -249,23 +292,48 @@ async def add_document(
                 f"A document comes as application/json or multipart/form-data, not {media_type}."
             )
     writable(access, collection)
+    conditions = precondition(if_match, if_none_match)
+    ingestor = runtime.ingestor
     stats = await answered_by(
-        lambda: runtime.ingestor.ingest([document], collection=collection, replace=replace),
+        lambda: ingestor.ingest(
+            [document],
+            collection=collection,
+            replace=replace,
+            preconditions={document.id: conditions} if conditions else None,
+        ),
         grace_s=COMMIT_GRACE_S,
     )
     if stats.refused:
-        raise Conflict(stats.refused[0].message(collection) + "; send replace: true to allow it.")
+        raise _refused(stats.refused[0], collection)
     status = "replaced" if stats.replaced else "written" if stats.written else "unchanged"
     if status != "written":
         response.status_code = 200
+    etag = ingestor.etag(document)
+    response.headers["ETag"] = quoted_etag(etag)
     return IngestResult(
         id=document.id,
         collection=collection,
         status=status,
+        etag=etag,
         chunks=stats.chunks,
         mentions=stats.mentions,
         triples=stats.triples,
         links=stats.links,
+    )
+
+
+def _refused(refusal: Refusal, collection: str) -> Conflict:
+    """The answer to a write the ingest refused: 412 for a failed precondition, else 409 with
+    what the caller may send to go ahead."""
+    message = refusal.message(collection)
+    if refusal.reason is Refused.PRECONDITION:
+        return PreconditionFailed(message + ".", etag=refusal.stored_etag)
+    if refusal.reason is Refused.STORED_AS:
+        return Conflict(message + "; send replace: true to move it.")
+    return Conflict(
+        f'{message}; send If-Match: "{refusal.stored_etag}" (its ETag) or replace: true to '
+        "replace it, or give this one another id.",
+        etag=refusal.stored_etag,
     )
 
 
@@ -294,15 +362,17 @@ async def list_documents(
 @router.get(
     "/{document_id:path}",
     response_model=DocumentOut,
-    responses={200: _example(_DOCUMENT), **problems(404, 503)},
+    responses={200: {**_example(_DOCUMENT), "headers": _ETAG_HEADER}, **problems(404, 503)},
 )
 async def get_document(
     document_id: DocumentIdPath,
     runtime: RuntimeDep,
     access: AccessDep,
+    response: Response,
     collection: CollectionQuery = DEFAULT_COLLECTION,
 ) -> DocumentOut:
-    """A document with its chunks, outgoing links and mentioned entities."""
+    """A document with its chunks, outgoing links and mentioned entities; its `ETag` header is
+    its version (`content_hash`), which a write names in `If-Match` to replace it."""
     document = None
     if access.can_read(collection):
         key = scoped(collection, document_id)
@@ -312,6 +382,8 @@ async def get_document(
         )
     if document is None:
         raise NotFound(_no_document(document_id, collection))
+    if document.content_hash:
+        response.headers["ETag"] = quoted_etag(document.content_hash)
     return document
 
 

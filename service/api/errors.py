@@ -42,6 +42,7 @@ from anchorgraph.errors import (
     InvalidInput,
     NotFound,
     OcrUnavailable,
+    PreconditionFailed,
     SourceUnavailable,
     TooManyPages,
     UnreadableDocument,
@@ -105,7 +106,8 @@ UNREADABLE_DOCUMENT = ProblemType(422, "unreadable-document", "The file cannot b
 OCR_UNAVAILABLE = ProblemType(503, "ocr-unavailable", "OCR is not installed")
 NOT_FOUND = ProblemType(404, "not-found", "Not found")
 FORBIDDEN = ProblemType(403, "forbidden", "Not allowed to this key")
-CONFLICT = ProblemType(409, "conflict", "It would replace a document of another origin")
+CONFLICT = ProblemType(409, "conflict", "It would replace a document unseen")
+PRECONDITION_FAILED = ProblemType(412, "precondition-failed", "A precondition does not hold")
 GRAPH_UNAVAILABLE = ProblemType(503, "graph-unavailable", "Neo4j is unavailable")
 DEADLINE_EXCEEDED = ProblemType(504, "deadline-exceeded", "Neo4j did not answer in time")
 CLAIM_EXTRACTION_FAILED = ProblemType(502, "claim-extraction-failed", "Claim extraction failed")
@@ -122,6 +124,7 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (InvalidInput, INVALID_INPUT),
     (NotFound, NOT_FOUND),
     (Forbidden, FORBIDDEN),
+    (PreconditionFailed, PRECONDITION_FAILED),
     (Conflict, CONFLICT),
     (GraphUnavailable, GRAPH_UNAVAILABLE),
     (DeadlineExceeded, DEADLINE_EXCEEDED),
@@ -214,7 +217,18 @@ async def _anchorgraph_error(_: Request, error: Exception) -> Response:
     if known is INTERNAL_ERROR:
         log.error("unmapped %s", type(error).__name__, exc_info=error)
         return _internal_error()
-    return problem_response(known.status, str(error), type_uri=known.uri, title=known.title)
+    # The stored version's ETag, which a write refused for not naming it may then name.
+    headers = (
+        {"ETag": quoted_etag(error.etag)} if isinstance(error, Conflict) and error.etag else {}
+    )
+    return problem_response(
+        known.status, str(error), type_uri=known.uri, title=known.title, headers=headers
+    )
+
+
+def quoted_etag(etag: str) -> str:
+    """An entity tag as HTTP writes it (RFC 9110 §8.8.3): the content hash, in quotes."""
+    return f'"{etag}"'
 
 
 def _issue(error: Mapping[str, Any]) -> ValidationIssue:
@@ -332,7 +346,11 @@ _DESCRIPTIONS: dict[int, str] = {
     "with no text.",
     403: "The key may read this collection but not write it.",
     404: "No such collection, document, chunk or route (or none this key may see).",
-    409: "The document would replace one from another origin; send replace: true to allow it.",
+    409: "The document would replace, unseen, one the collection holds from another origin "
+    "or from a request without one (the response's ETag names it: send If-Match with it, or "
+    "replace: true, to replace it), or another write changed it meanwhile.",
+    412: "A precondition of the write does not hold: If-Match names another version than the "
+    "one stored (its ETag is in the response), or If-None-Match: * and the document exists.",
     413: "The body or the document is larger than the configured limit.",
     415: "A content type or file format no reader handles.",
     422: "The request does not match the schema (`errors` names each field), or the file "
@@ -352,8 +370,14 @@ _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
     404: (NOT_FOUND, "No document with id 'notes/missing.md' in collection 'default'."),
     409: (
         CONFLICT,
-        "'README.md' in collection 'default' came from file:///home/ana/kb1/README.md; "
-        "a request without a uri has the same id and would replace it",
+        "'README.md' in collection 'default' came from a request without a uri; a request "
+        'without a uri has the same id and would replace it; send If-Match: "9f2c…" (its '
+        "ETag) or replace: true to replace it, or give this one another id.",
+    ),
+    412: (
+        PRECONDITION_FAILED,
+        "'README.md' in collection 'default': If-Match names another version: the stored "
+        'one\'s ETag is "9f2c…"',
     ),
     413: (DOCUMENT_TOO_LARGE, "big.txt: 6,000,000 bytes is over the limit of 5,000,000 bytes."),
     415: (

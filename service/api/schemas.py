@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from datetime import datetime
 from typing import Annotated, Literal
 
@@ -16,9 +17,15 @@ from anchorgraph.loaders.formats import (
     names,
     suffixes,
 )
-from anchorgraph.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Text
+from anchorgraph.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Rule, Text
 from anchorgraph.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
-from anchorgraph.scope import DEFAULT_COLLECTION, CollectionName
+from anchorgraph.scope import (
+    DEFAULT_COLLECTION,
+    ID_RULE,
+    MAX_ID_CHARS,
+    CollectionName,
+    document_id_pattern,
+)
 
 CollectionField = Field(
     DEFAULT_COLLECTION,
@@ -28,8 +35,9 @@ CollectionField = Field(
 ReplaceField = Field(
     False,
     strict=True,
-    description="Replace a document of the collection with this id that came from another "
-    "origin (uri); without it such a write is refused with 409.",
+    description="Replace a document of the collection with this id whatever it holds (as "
+    "If-Match: * does); without it a write over other content from another origin, or from a "
+    "request without a uri, is refused with 409.",
 )
 
 
@@ -66,12 +74,23 @@ class HealthResponse(BaseModel):
 
 
 # --- documents ------------------------------------------------------------------------------------
-# An id is a path segment of /documents/{id}: it holds no "%", so that it can never be taken for
-# a percent-escape (clients that unquote before they quote, as schemathesis does, would).
-DOCUMENT_ID = r"^[^%]*[^%\s\x1c-\x1f\x85\u00ad\u180e\u200b-\u200d\u2060\ufeff][^%]*$"
+# An id is a path segment of /documents/{id}: over REST it holds no "%" either, so that it can
+# never be taken for a percent-escape (clients that unquote before they quote, as schemathesis
+# does, would).
+REST_DOCUMENT_ID = document_id_pattern("%")
+_REST_DOCUMENT_ID = re.compile(REST_DOCUMENT_ID)
+
+
+def _document_id(value: str) -> str:
+    if _REST_DOCUMENT_ID.match(value) is None:
+        raise PydanticCustomError("document_id", "{rule}, and holds no '%'", {"rule": ID_RULE})
+    return value
+
+
 DocumentId = Annotated[
     str,
-    StringConstraints(min_length=1, max_length=512, strip_whitespace=True, pattern=DOCUMENT_ID),
+    StringConstraints(min_length=1, max_length=MAX_ID_CHARS, strip_whitespace=True),
+    Rule(_document_id, pattern=REST_DOCUMENT_ID),
     UTF8,
 ]
 Label = Annotated[Text, StringConstraints(max_length=1000)]
@@ -171,7 +190,9 @@ class UploadFields(BaseModel):
     id: DocumentId | None = Field(None, description="Default: the file part's file name.")
     collection: CollectionName = CollectionField
     replace: Literal["true", "false"] = Field(
-        "false", description="'true': replace a document of another origin (else 409)."
+        "false",
+        description="'true': replace the document of this id whatever it holds (else 409 when "
+        "it holds other content from another origin or from a request without a uri).",
     )
     language: LanguageCode | None = LanguageField
     format: TextFormatName | None = Field(
@@ -200,7 +221,12 @@ class IngestResult(BaseModel):
     collection: str
     status: Literal["written", "replaced", "unchanged"] = Field(
         description="written: new to the collection; replaced: an earlier version (or, with "
-        "replace, another origin's) is gone; unchanged: the graph held exactly this."
+        "replace or If-Match, another origin's) is gone; unchanged: the graph held exactly this."
+    )
+    etag: str = Field(
+        description="The document's version as stored (its content hash), also the response's "
+        "ETag header: name it in If-Match to replace this version.",
+        examples=["9f2c…"],
     )
     chunks: int
     mentions: int

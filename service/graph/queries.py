@@ -124,6 +124,7 @@ class Query:
     LOCK_COLLECTION = Statement("load/lock_collection", ShardRow)
     COUNT_COLLECTION = Statement("load/count_collection", NoRow)
     EXISTING_HASHES = Statement("load/existing_hashes", IdentifiedDocumentRow)
+    DOCUMENTS_AT_URIS = Statement("load/documents_at_uris", IdentifiedDocumentRow)
     DETACH_INCOMING_LINKS = Statement("load/detach_incoming_links", MovedRow)
     DELETE_DOCUMENT_CONTENT = Statement("load/delete_document_content", DeletedContentRow)
     UPSERT_DOCUMENTS = Statement("load/upsert_documents", NoRow)

@@ -103,8 +103,11 @@ def test_add_text_replace_and_delete(library: Library, graph: Graph) -> None:
     found = library("until when are coats kept?", filters=only_it)
     assert [hit.document_id for hit in found.hits] == ["notes/cloakroom.md"]
     assert found.hits[0].title == "Cloakroom"
-    # A changed text replaces the document whole.
-    library.add_text("notes/cloakroom.md", "# Cloakroom\n\nCoats are kept until 17:00 now.")
+    # A changed text replaces the document whole, once the caller names the version it replaces.
+    changed = "# Cloakroom\n\nCoats are kept until 17:00 now."
+    assert library.add_text("notes/cloakroom.md", changed).refused
+    etag = library.etag("notes/cloakroom.md")
+    assert library.add_text("notes/cloakroom.md", changed, if_match=etag).replaced == 1
     assert "17:00" in library("coats", filters=only_it).hits[0].text
     assert document_count(graph) == before + 1
     assert library.delete(["notes/cloakroom.md"]) == 1

@@ -27,6 +27,7 @@ ERROR_TYPES = {
     403: "forbidden",
     404: "not-found",
     409: "conflict",
+    412: "precondition-failed",
     413: "document-too-large",
     415: "unsupported-format",
     422: "validation-error",
