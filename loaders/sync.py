@@ -154,12 +154,12 @@ def plan_sync(
         if id_ not in present and named_by_its_path(id_, held.uri)
     }
     for document in documents:
-        held = stored.get(document.id)
-        a_file = held is None and named_by_its_path(document.id, document.uri)
+        now = stored.get(document.id)
+        a_file = now is None and named_by_its_path(document.id, document.uri)
         decision = write_decision(
             document,
             ingestor.etag(document),
-            held,
+            now,
             replace=replace,
             stored_as=stored_as.get(document.uri, "") if a_file else "",
         )
@@ -168,7 +168,7 @@ def plan_sync(
         elif decision is Decision.UNCHANGED:
             plan.unchanged.append(document.id)
         else:
-            (plan.add if held is None else plan.update).append(document.id)
+            (plan.add if now is None else plan.update).append(document.id)
     kept_as_stored = {refusal.stored_id for refusal in plan.conflicts}
     for id_, held in sorted(stored.items()):
         if id_ in present or id_ in kept_as_stored:

@@ -8,7 +8,7 @@ import posixpath
 from dataclasses import replace
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Header, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ValidationError
@@ -17,7 +17,7 @@ from starlette.datastructures import UploadFile
 from anchorgraph.api.deadline import answered_by
 from anchorgraph.api.deps import AccessDep, RuntimeDep, readable, writable
 from anchorgraph.api.errors import problems, quoted_etag, unreadable_json
-from anchorgraph.api.preconditions import precondition
+from anchorgraph.api.preconditions import ENTITY_TAGS, precondition
 from anchorgraph.api.schemas import (
     NO_NUL,
     VISIBLE_CHARACTER,
@@ -68,23 +68,6 @@ DocumentIdPath = Annotated[
     Path(
         description="The document's id within its collection (slashes allowed).",
         examples=["climate/ag-2048.md"],
-    ),
-]
-IfMatchHeader = Annotated[
-    str | None,
-    Header(
-        description="Replace only this version of the document: the ETag a GET or an earlier "
-        'write answered ("9f2c…"), or * for whichever is stored (RFC 9110 §13.1.1). A write '
-        "that names the stored version may replace a document of any origin.",
-        examples=['"9f2c…"'],
-    ),
-]
-IfNoneMatchHeader = Annotated[
-    str | None,
-    Header(
-        description="* : create only; refused with 412 when the document exists (RFC 9110 "
-        "§13.1.2).",
-        examples=["*"],
     ),
 ]
 _ETAG_HEADER = {
@@ -149,6 +132,30 @@ _EXAMPLE_DOCUMENT = {
     "tags": ["sensors"],
 }
 _REQUEST_BODY = {
+    # The conditions of RFC 9110 §13.1, read by ``precondition`` (written out here, so that the
+    # schema gives the header's grammar and no null).
+    "parameters": [
+        {
+            "name": "If-Match",
+            "in": "header",
+            "required": False,
+            "description": "Replace only this version of the document: the ETag a GET or an "
+            'earlier write answered ("9f2c4e1a…"), or * for whichever is stored (RFC 9110 '
+            "§13.1.1). A write that names the stored version may replace a document of any "
+            "origin; naming another is refused with 412.",
+            "schema": {"type": "string", "pattern": ENTITY_TAGS},
+            "example": '"9f2c4e1a"',
+        },
+        {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": False,
+            "description": "* : create only, refused with 412 when the document exists (RFC "
+            "9110 §13.1.2).",
+            "schema": {"type": "string", "pattern": ENTITY_TAGS},
+            "example": "*",
+        },
+    ],
     "requestBody": {
         "required": True,
         "content": {
@@ -160,13 +167,13 @@ _REQUEST_BODY = {
                 "example": {"file": "The AG-2048 sensor logs every 5 minutes.", "id": "note.txt"},
             },
         },
-    }
+    },
 }
 _INGESTED = {
     "id": "notes/sensor.md",
     "collection": "default",
     "status": "written",
-    "etag": "9f2c…",
+    "etag": "9f2c4e1a",
     "chunks": 1,
     "mentions": 1,
     "triples": 0,
@@ -251,8 +258,6 @@ async def add_document(
     response: Response,
     runtime: RuntimeDep,
     access: AccessDep,
-    if_match: IfMatchHeader = None,
-    if_none_match: IfNoneMatchHeader = None,
 ) -> IngestResult:
     """Add or replace one document of a collection, sent as JSON or as a multipart upload (a
     `file` part and the same fields, `tags` comma-separated):
@@ -292,7 +297,7 @@ async def add_document(
                 f"A document comes as application/json or multipart/form-data, not {media_type}."
             )
     writable(access, collection)
-    conditions = precondition(if_match, if_none_match)
+    conditions = precondition(request.headers.get("if-match"), request.headers.get("if-none-match"))
     ingestor = runtime.ingestor
     stats = await answered_by(
         lambda: ingestor.ingest(

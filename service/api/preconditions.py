@@ -10,8 +10,12 @@ import re
 from anchorgraph.errors import InvalidInput
 from anchorgraph.loaders.ingest import Precondition
 
-# entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text (§8.8.3).
-_ENTITY_TAG = re.compile(r'\s*(W/)?"([\x21\x23-\x7e\x80-\xff]*)"\s*')
+# entity-tag = [ "W/" ] DQUOTE *etagc DQUOTE, etagc = %x21 / %x23-7E / obs-text (§8.8.3); a
+# header is * or a comma-separated list of them. ENTITY_TAGS is the whole grammar, in the
+# dialect JSON Schema, Python and JavaScript share (the OpenAPI document publishes it).
+_ENTITY_TAG = re.compile(r'[ \t]*(W/)?"([\x21\x23-\x7e\x80-\xff]*)"[ \t]*')
+_TAG = r'(?:W/)?"[!#-~]*"'
+ENTITY_TAGS = rf"^[ \t]*(?:\*|{_TAG}(?:[ \t]*,[ \t]*{_TAG})*)[ \t]*$"
 
 
 def precondition(if_match: str | None, if_none_match: str | None) -> Precondition | None:
@@ -35,14 +39,14 @@ def precondition(if_match: str | None, if_none_match: str | None) -> Preconditio
 
 
 def _tags(value: str, header: str, *, strong: bool) -> tuple[str, ...]:
-    if value.strip() == "*":
+    if value.strip(" \t") == "*":
         return ("*",)
     tags: list[str] = []
     for part in value.split(","):
         found = _ENTITY_TAG.fullmatch(part)
         if found is None:
             raise InvalidInput(
-                f'{header} takes * or quoted entity tags ("9f2c…", as an ETag header gives '
+                f'{header} takes * or quoted entity tags ("9f2c4e1a", as an ETag header gives '
                 f"them), not {value!r}."
             )
         weak, tag = found.groups()

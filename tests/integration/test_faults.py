@@ -567,6 +567,7 @@ def test_a_write_refused_half_way_leaves_the_graph_as_it_was(
         **NOTE,
         "text": "# Pump\n\n" + " ".join(f"The pump P-{n} feeds valve V-{n}." for n in range(40)),
         "tags": ["pumps", "valves-new"],
+        "replace": True,  # a replacement, asked for: what is refused is its write
     }
     fresh = {
         "id": "other/new-note.md",

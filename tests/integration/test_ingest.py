@@ -240,7 +240,7 @@ def test_index_terms_no_chunk_uses_any_more_are_removed(ingestor: Ingestor) -> N
     assert graph_terms(ingestor.graph.driver) == chunk_terms(ingestor.graph.driver)
 
     # Replacing a document drops the terms only its old version had, keeps shared ones.
-    ingestor.ingest([markdown("two.md", "# Two\n\nZebras dream standing.")])
+    ingestor.ingest([markdown("two.md", "# Two\n\nZebras dream standing.")], replace=True)
     terms = graph_terms(ingestor.graph.driver)
     assert "sleep" not in terms and {"dream", "zebras", "standing"} <= terms
     assert terms == chunk_terms(ingestor.graph.driver)
@@ -301,7 +301,8 @@ def test_an_entity_orphaned_by_the_batch_in_flight_gets_its_embedding_again(
         [
             markdown("x.md", "# X\n\nNothing to report on Monday."),
             markdown("y.md", "# Y\n\nThe unit SN-4711-AB-77 was repaired."),
-        ]
+        ],
+        replace=True,
     )
     assert stats.written == 2 and not stats.warnings
     assert serial in entity_name_set(clean_graph.driver)
@@ -490,7 +491,7 @@ def test_claims_and_fd_raw_follow_their_document_fast(
 
     # Replaced: the new text's claims, none of the old ones, none left behind.
     changed = markdown("facts.md", "# Facts\n\nThe museum lent 7 works to Porto in 2011.\n")
-    assert ingestor.ingest([changed]).written == 1
+    assert ingestor.ingest([changed], replace=True).written == 1
     check_claims(clean_graph.driver)
     assert claim_texts(clean_graph.driver, "facts.md") == {
         "The museum lent 7 works to Porto in 2011."

@@ -11,8 +11,8 @@ import anyio
 import pytest
 from pydantic import ValidationError
 
-from anchorgraph.api.schemas import VISIBLE_CHARACTER
 from anchorgraph.library import Searcher
+from anchorgraph.retrieval.types import QUERY_TEXT
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
     ({"query": " \t\u200b"}, "String should hold a visible character, not only whitespace"),
@@ -47,7 +47,7 @@ def test_the_mcp_tool_publishes_and_applies_the_rules() -> None:
         return search.inputSchema["properties"], refusals
 
     properties, refusals = anyio.run(exercise)
-    assert properties["query"]["pattern"] == VISIBLE_CHARACTER
+    assert properties["query"]["pattern"] == QUERY_TEXT
     (array,) = [branch for branch in properties["paths"]["anyOf"] if branch.get("type") == "array"]
     assert array["minItems"] == 1
     for (arguments, words), refusal in zip(REFUSED, refusals, strict=True):
