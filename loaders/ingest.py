@@ -126,6 +126,11 @@ class Precondition:
         """Why the write may not go ahead over ``stored_etag`` (None: nothing stored), or None
         when it may (If-Match is evaluated first, as §13.2.2 orders)."""
         if self.if_match is not None:
+            if not self.if_match:
+                return (
+                    'If-Match names no version: it takes * or quoted entity tags ("9f2c4e1a", '
+                    "as the ETag header gives them)"
+                )
             if stored_etag is None:
                 return "If-Match names a version, but there is no such document"
             if "*" not in self.if_match and stored_etag not in self.if_match:

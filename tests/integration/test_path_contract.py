@@ -17,7 +17,7 @@ from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.analysis import analyse, embed, prepare
 from anchorgraph.retrieval.paths import PATHS
-from anchorgraph.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, PathName, Scope
+from anchorgraph.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, Filters, PathName, Scope
 from anchorgraph.scope import split_key
 
 pytestmark = pytest.mark.integration
@@ -83,8 +83,7 @@ def test_every_path_keeps_the_contract(
     assert found_one_alone, f"{path} found nothing in one collection of two"
 
 
-def no_filter() -> dict[str, None]:
-    return {
-        "collections": None,
-        **dict.fromkeys(("sources", "source_types", "folders", "tags", "document_ids")),
-    }
+def no_filter() -> dict[str, object]:
+    """The parameters of filtered_documents.cypher for a search without filters: every one the
+    filters have, so that a filter added later is in them too."""
+    return {**Filters().parameters(), "collections": None, "document_ids": None}

@@ -126,10 +126,10 @@ def test_if_none_match_star_creates_only(client: TestClient) -> None:
     assert client.get("/documents/notes/other.md", params={"collection": "up"}).status_code == 404
 
 
-def test_a_malformed_condition_is_a_clear_400(client: TestClient) -> None:
+def test_an_if_match_without_an_entity_tag_fails_saying_why(client: TestClient) -> None:
     body = {"id": "a.md", "text": "Text.", "collection": "up"}
     answer = client.post("/documents", json=body, headers={"If-Match": "abc"})
-    assert answer.status_code == 400, answer.text
+    assert answer.status_code == 412, answer.text
     assert "quoted entity tags" in answer.json()["detail"]
     assert client.get("/documents/a.md", params={"collection": "up"}).status_code == 404
 
