@@ -28,6 +28,9 @@ pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 MUSEUM = "who directed the museum in the 1970s?"
 FOUNDER = "people/helena-vasconcelos.md"
+# The fusion's tests search without the graph: a hit the expansion places has no paths or
+# signals of its own, only its inherited score (test_graph_default.py tests that part).
+FLAT = {"expand": False, "bridge": False}
 
 
 @pytest.fixture(scope="module")
@@ -82,7 +85,7 @@ def test_every_hit_shows_its_fd_star(context: SearchContext, graph: Graph) -> No
 
 
 def test_fd_as_a_fused_signal_adds_up_and_moves_dense_texts(context: SearchContext) -> None:
-    options = {"query": MUSEUM, "level": "document", "k": 10, "explain": True}
+    options = {"query": MUSEUM, "level": "document", "k": 10, "explain": True, **FLAT}
     plain = search(context, SearchOptions(**options))
     fused = search(context, SearchOptions(**options, fd_weight=0.5))
     for hit in fused.hits:
@@ -97,7 +100,8 @@ def test_fd_as_a_fused_signal_adds_up_and_moves_dense_texts(context: SearchConte
 def test_fd_in_multisignal_scoring(context: SearchContext) -> None:
     weights = {"doc": 0.25, "segment": 0.3, "entity": 0.2, "triple": 0.15, "text": 0.1, "fd": 0.2}
     result = search(
-        context, SearchOptions(query=MUSEUM, mode=Mode.MULTISIGNAL, signal_weights=weights)
+        context,
+        SearchOptions(query=MUSEUM, mode=Mode.MULTISIGNAL, signal_weights=weights, **FLAT),
     )
     for hit in result.hits:
         assert hit.signals is not None and hit.fd is not None
@@ -127,7 +131,7 @@ def test_a_pagerank_prior_is_fused_and_explained(context: SearchContext, graph: 
         founder=f"default/{FOUNDER}",
     )
     try:
-        options = {"query": MUSEUM, "level": "document", "k": 10, "explain": True}
+        options = {"query": MUSEUM, "level": "document", "k": 10, "explain": True, **FLAT}
         plain = search(context, SearchOptions(**options))
         prior = search(context, SearchOptions(**options, pagerank_weight=1.0))
         for hit in prior.hits:
