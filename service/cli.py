@@ -767,9 +767,12 @@ def _print_result(result: SearchResult, *, explain: bool) -> None:
     # page is rich markup to the console, and would vanish ("[/x]" would end the command).
     title = escape(f"{result.mode} · {result.level} · {result.query!r}")
     table = Table(show_lines=explain, title=title)
-    for column, justify in (("#", "right"), ("score", "right"), ("FD*", "right"),
-                            ("document", "left"), ("title / text", "left")):  # fmt: skip
+    for column, justify in (("#", "right"), ("score", "right"), ("FD*", "right")):
         table.add_column(column, justify=justify)  # type: ignore[arg-type]
+    # A path longer than its column folds onto the next line instead of ending in "…": a
+    # citation is only worth its whole path (80 columns is all a console assumes under a pipe).
+    table.add_column("document", overflow="fold")
+    table.add_column("title / text")
     for hit in result.hits:
         text = " ".join(hit.text.split())
         cell = f"[bold]{escape(hit.title)}[/]\n{escape(text[:160])}{'…' if len(text) > 160 else ''}"

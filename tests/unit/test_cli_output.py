@@ -40,3 +40,28 @@ def test_skipped_files_and_warnings_are_printed_as_written(
     assert capsys.readouterr().err == f"skipped notes [draft].md: {LONG}\n"
     _print_ingest(IngestStats(written=1, warnings=[f"a.md: [xx] {LONG}"]), threads=1)
     assert capsys.readouterr().err == f"warning a.md: [xx] {LONG}\n"
+
+
+def test_a_search_hit_keeps_its_whole_path_in_a_narrow_console(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from anchorgraph.cli import _print_result
+    from anchorgraph.cli_output import console
+    from anchorgraph.retrieval.types import Hit, Mode, SearchResult
+
+    path = "archive/projects/alpha/meeting-notes/2025/quarterly-review-final.pdf"
+    hit = Hit(
+        rank=1, score=0.5, collection="kb", document_id=path, chunk_id=f"{path}#0",
+        title="Quarterly review", text="lorem ipsum dolor " * 20, n_tokens=60, pages=[4],
+        paths={},
+    )  # fmt: skip
+    result = SearchResult(
+        query="review", mode=Mode.HYBRID, level="chunk", collections=["kb"], hits=[hit],
+        entities=[], identifiers=[], candidates={}, timings=[], round_trips=1, total_ms=3.0,
+    )  # fmt: skip
+    monkeypatch.setattr(console, "width", 80)
+    _print_result(result, explain=False)
+    out = capsys.readouterr().out
+    # The document column's pieces, read down the rows, spell the whole citation.
+    cells = [line.split("│")[4].strip() for line in out.splitlines() if line.count("│") == 6]
+    assert "".join(cells).startswith(path)
