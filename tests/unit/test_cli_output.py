@@ -58,6 +58,7 @@ def test_a_search_hit_keeps_its_whole_path_in_a_narrow_console(
     result = SearchResult(
         query="review", mode=Mode.HYBRID, level="chunk", collections=["kb"], hits=[hit],
         entities=[], identifiers=[], candidates={}, timings=[], round_trips=1, total_ms=3.0,
+        matched=True,
     )  # fmt: skip
     monkeypatch.setattr(console, "width", 80)
     _print_result(result, explain=False)
