@@ -17,7 +17,8 @@ it holds is chosen the same way as one setting for all (a rule of two equal cond
     python -m anchorgraph.evaluation.graph_loo --flat 'hybrid@expand=0;bridge=0;feedback=0' \\
         eval/study-*/results.json
 
-Every path is an argument, relative to the current folder.
+Every path is an argument, relative to the current folder. Runs of one split (settings measured
+apart, on the same graph) are joined into one split.
 """
 
 from __future__ import annotations
@@ -26,15 +27,17 @@ import argparse
 import json
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from anchorgraph.evaluation.loo import PerQuery, choose
 from anchorgraph.evaluation.metrics import ALL_GOLD10, RECALL5, part_mean
 
 # What the report shows beside NDCG@10 for every split: the multi-hop measures.
 ALSO = (RECALL5, ALL_GOLD10)
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,44 @@ class Measured:
             metrics={c["name"]: c["metrics"] for c in conditions},
             p50_ms={c["name"]: c["latency_ms"].get("p50", math.nan) for c in conditions},
         )
+
+    def without(self, names: Collection[str]) -> Measured:
+        """The same split without these conditions."""
+        return Measured(
+            split=self.split,
+            linked=self.linked,
+            ndcg={n: v for n, v in self.ndcg.items() if n not in names},
+            metrics={n: v for n, v in self.metrics.items() if n not in names},
+            p50_ms={n: v for n, v in self.p50_ms.items() if n not in names},
+        )
+
+
+def joined(runs: Sequence[Measured]) -> list[Measured]:
+    """One ``Measured`` per split, in first-seen order: the conditions of every run of a split
+    together (settings run apart on the same graph); a condition run twice keeps its first run.
+
+    Raises:
+        ValueError: Runs of one split with and without title links (not the same graph).
+    """
+    splits: dict[str, Measured] = {}
+    for run in runs:
+        first = splits.setdefault(run.split, run)
+        if first is run:
+            continue
+        if first.linked != run.linked:
+            raise ValueError(f"{run.split}: runs with and without title links")
+        splits[run.split] = Measured(
+            split=first.split,
+            linked=first.linked,
+            ndcg=_added(first.ndcg, run.ndcg),
+            metrics=_added(first.metrics, run.metrics),
+            p50_ms=_added(first.p50_ms, run.p50_ms),
+        )
+    return list(splits.values())
+
+
+def _added(first: dict[str, T], more: Mapping[str, T]) -> dict[str, T]:
+    return first | {name: value for name, value in more.items() if name not in first}
 
 
 @dataclass(frozen=True)
@@ -165,11 +206,18 @@ def _parts(values: Mapping[str, float]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m anchorgraph.evaluation.graph_loo")
-    parser.add_argument("results", type=Path, nargs="+", help="results.json of anchorgraph eval")
+    parser.add_argument(
+        "results", type=Path, nargs="+",
+        help="results.json of anchorgraph eval (several of one split are joined)",
+    )  # fmt: skip
     parser.add_argument("--flat", required=True, help="the condition without the graph")
+    parser.add_argument(
+        "--without", action="append", default=[], metavar="CONDITION",
+        help="not a candidate (repeatable): e.g. a setting over the latency budget",
+    )  # fmt: skip
     parser.add_argument("--out", type=Path, default=None, help="also write the report here")
     args = parser.parse_args(argv)
-    splits = [Measured.load(path) for path in args.results]
+    splits = [s.without(args.without) for s in joined([Measured.load(p) for p in args.results])]
     markdown = report(splits, args.flat)
     if args.out:
         args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -5,7 +5,17 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from anchorgraph.evaluation.graph_loo import Measured, Rule, folds, most_chosen, report
+import pytest
+
+from anchorgraph.evaluation.graph_loo import (
+    Measured,
+    Rule,
+    folds,
+    joined,
+    main,
+    most_chosen,
+    report,
+)
 from anchorgraph.evaluation.metrics import held_aside
 
 QUERIES = [f"q{n}" for n in range(40)]
@@ -80,3 +90,39 @@ def test_a_rule_per_collection_is_chosen_the_same_way(tmp_path: Path) -> None:
     assert {fold.chosen for fold in found} == {Rule("graph", FLAT)}
     assert all(fold.at_or_above_flat() for fold in found)
     assert "`graph` where linked, `" + FLAT + "` elsewhere" in report(splits, FLAT)
+
+
+def test_runs_of_one_split_are_joined(tmp_path: Path) -> None:
+    # b's feedback setting was run apart from its others: joined, it is one of b's settings,
+    # so a setting every split measured, and chosen where it leads.
+    a = results(tmp_path / "a.json", "a", {FLAT: 0.5, "graph": 0.6, "feed": 0.7})
+    b = results(tmp_path / "b.json", "b", {FLAT: 0.5, "graph": 0.6})
+    b_feed = results(tmp_path / "b-feed.json", "b", {"feed": 0.7, FLAT: 0.1})
+    c = results(tmp_path / "c.json", "c", {FLAT: 0.5, "graph": 0.6, "feed": 0.7})
+    splits = joined([Measured.load(path) for path in (a, b, b_feed, c)])
+    assert [s.split for s in splits] == ["a-dev", "b-dev", "c-dev"]
+    assert list(splits[1].ndcg) == [FLAT, "graph", "feed"]
+    assert splits[1].ndcg[FLAT]["q0"] == 0.5  # the first run's, where both ran it
+    assert [fold.chosen for fold in folds(splits, FLAT)] == [Rule("feed", "feed")] * 3
+
+
+def test_runs_of_one_split_on_different_graphs_are_refused(tmp_path: Path) -> None:
+    linked = Measured.load(results(tmp_path / "a.json", "a", {FLAT: 0.5}, linked=True))
+    unlinked = Measured.load(results(tmp_path / "a2.json", "a", {"feed": 0.5}))
+    with pytest.raises(ValueError, match="a-dev: runs with and without title links"):
+        joined([linked, unlinked])
+
+
+def test_a_setting_left_out_is_not_chosen(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # "feed" leads everywhere, but is over the latency budget: left out, the graph is chosen.
+    paths = [
+        str(results(tmp_path / f"{n}.json", n, {FLAT: 0.5, "graph": 0.6, "feed": 0.7}))
+        for n in "abc"
+    ]
+    main(["--flat", FLAT, *paths])
+    assert "Most chosen: `feed`" in capsys.readouterr().out
+    main(["--flat", FLAT, "--without", "feed", *paths])
+    text = capsys.readouterr().out
+    assert "Most chosen: `graph`" in text and "`feed`" not in text
