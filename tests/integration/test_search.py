@@ -136,6 +136,26 @@ def test_a_paraphrase_only_dense_search_finds(context: SearchContext) -> None:
     assert set(canvases.paths) == {"dense", "doc_dense"}
 
 
+@pytest.mark.parametrize("level", ["chunk", "document"])
+def test_the_vector_index_scores_a_hit_by_its_exact_cosine(
+    context: SearchContext, level: str
+) -> None:
+    """A dense search through the HNSW index (cypher/schema/vector_indexes.cypher) scores each
+    hit as the exact path does, which a filter on a few documents makes compute every cosine
+    itself: so a ranking does not depend on how the index's segments were built. A quantized
+    index scores by bytes: a thousandth off, enough to reorder near ties."""
+    query = "protecting paintings from humidity"
+    indexed = run(context, query, mode=Mode.DENSE, level=level, k=10)
+    found = documents(indexed)
+    exact = run(
+        context, query, mode=Mode.DENSE, level=level, k=50, filters=Filters(document_ids=found)
+    )
+    exact_scores = {(hit.document_id, hit.chunk_id): hit.score for hit in exact.hits}
+    assert len(indexed.hits) == 10
+    for hit in indexed.hits:
+        assert hit.score == pytest.approx(exact_scores[hit.document_id, hit.chunk_id], abs=1e-6)
+
+
 def test_entity_boosting_reaches_beyond_the_dense_pool(context: SearchContext) -> None:
     query = "relay maintenance schedule by Orvalho Labs"
     dense = run(context, query, mode=Mode.DENSE, level="document", k=2, k_over=2)
