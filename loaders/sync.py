@@ -79,9 +79,13 @@ class SyncReport:
         another writer took meanwhile is refused, not added)."""
         stats = self.stats
         why = f" {_REFUSED}" if stats.refused else ""
+        # The files whose revision was the stored one were not read, so the ingest never saw
+        # them: they are unchanged beside those it read and found so.
+        read = {document.id for document in self.plan.documents}
+        unchanged = stats.unchanged + sum(1 for id_ in self.plan.unchanged if id_ not in read)
         return (
             f"Synced: {stats.written - stats.replaced} added, {stats.replaced} updated, "
-            f"{self.deleted} deleted, {stats.unchanged} unchanged, {len(stats.refused)} "
+            f"{self.deleted} deleted, {unchanged} unchanged, {len(stats.refused)} "
             f"refused{why}, {len(self.plan.kept)} from elsewhere kept"
         )
 
