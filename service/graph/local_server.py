@@ -22,14 +22,15 @@ import time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-
-from neo4j import GraphDatabase
-from neo4j.exceptions import AuthError, ServiceUnavailable
+from typing import TYPE_CHECKING
 
 from anchorgraph.errors import LocalServerError
-from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.schema import index_states
 from anchorgraph.settings import Settings
+
+# The driver is imported where a server is started or its indexes read: `anchorgraph neo4j status`,
+# `stop` and `password` need it not, and importing it was most of their time.
+if TYPE_CHECKING:
+    from anchorgraph.graph.gateway import Graph
 
 _ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
 _ADMIN_TOOL = "org.neo4j.cli.AdminTool"
@@ -207,6 +208,8 @@ class LocalNeo4j:
         ``.si`` file each; writes Lucene still buffers in memory are not counted, so a small
         index can show 0). A vector query searches every segment apart: see
         _VECTOR_INDEX_SEGMENTS."""
+        from anchorgraph.graph.schema import index_states
+
         index_root = self.home / "data" / "databases" / graph.database / "schema" / "index"
         return {
             state.name: sum(1 for _ in index_root.glob(f"*/{state.id}/*/*.si"))
@@ -448,6 +451,9 @@ class LocalNeo4j:
             raise LocalServerError(f"Could not set the initial password: {done.stderr.strip()}")
 
     def _wait_for_bolt(self, process: subprocess.Popen[bytes], password: str) -> None:
+        from neo4j import GraphDatabase
+        from neo4j.exceptions import AuthError, ServiceUnavailable
+
         deadline = time.monotonic() + self.settings.neo4j_start_timeout_s
         with GraphDatabase.driver(self.bolt_uri, auth=(self.settings.neo4j_user, password)) as drv:
             while True:
