@@ -93,7 +93,8 @@ class SentenceTransformerEmbedder:
         self._dimension = int(dimension)
         self._single: OnnxQueryEncoder | None = None
         if onnx_cache is not None and device == "cpu":
-            self._single = _onnx_encoder(self._model, onnx_cache, threads, local_model(model_name))
+            source = local_model(model_name)
+            self._single = _onnx_encoder(self._model, onnx_cache, threads, source, self._dimension)
 
     @property
     def name(self) -> str:
@@ -256,10 +257,21 @@ def declared_dimension(model_name: str) -> int | None:
 
 
 def _onnx_encoder(
-    model: Any, cache_dir: Path, threads: int, source: Path | None
+    model: Any, cache_dir: Path, threads: int, source: Path | None, dimension: int
 ) -> OnnxQueryEncoder | None:
+    """The export a start before checked against this same model and recorded (its folder's
+    files unchanged), else one exported and checked now: the check hashes every weight and runs
+    the model on long probe texts, seconds of every start that the record spares."""
     from anchorgraph.onnx_encoder import OnnxQueryEncoder, OnnxUnavailable
 
+    if source is not None:
+        try:
+            recorded = OnnxQueryEncoder.cached(source, cache_dir, threads)
+        except OnnxUnavailable:
+            pass  # none yet, or stale or damaged (then removed): build it again below
+        else:
+            if recorded.dimension == dimension:
+                return recorded
     try:
         return OnnxQueryEncoder.build(model, cache_dir, threads, source=source)
     except OnnxUnavailable as reason:

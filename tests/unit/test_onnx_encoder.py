@@ -59,20 +59,32 @@ def test_the_export_is_kept_and_reused(
     assert not list((onnx_cache / "onnx").glob("*.partial"))
 
 
-def test_a_damaged_export_falls_back_to_torch_then_is_rebuilt(
+def test_a_recorded_export_is_not_checked_again(
+    embedder: SentenceTransformerEmbedder, onnx_cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The model's files unchanged since the export was checked and recorded, a start opens it
+    without exporting or checking (hashing every weight, running the model on probe texts)."""
+
+    def built_again(*args: object, **kwargs: object) -> OnnxQueryEncoder:
+        raise AssertionError("the recorded export was built and checked again")
+
+    monkeypatch.setattr(OnnxQueryEncoder, "build", built_again)
+    again = SentenceTransformerEmbedder(MODEL, onnx_cache=onnx_cache)
+    assert again.runtime == "onnx"
+    np.testing.assert_array_equal(again.embed([TEXTS[0]]), embedder.embed([TEXTS[0]]))
+
+
+def test_a_damaged_export_is_exported_again(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     first = SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path)
     (export,) = (tmp_path / "onnx").glob("*.onnx")
     export.write_bytes(b"not a model")
     with caplog.at_level(logging.WARNING, logger="anchorgraph.embedding"):
-        damaged = SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path)
-    assert damaged.runtime == "torch"
-    assert "queries are embedded through torch" in caplog.text
-    assert not export.exists()  # removed, so that the next start exports afresh
-    (vector,) = damaged.embed([TEXTS[0]])
-    assert float(vector @ first.embed([TEXTS[0]])[0]) > 0.99999
-    assert SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path).runtime == "onnx"
+        again = SentenceTransformerEmbedder(MODEL, onnx_cache=tmp_path)
+    assert again.runtime == "onnx" and "through torch" not in caplog.text
+    assert export.read_bytes() != b"not a model"
+    np.testing.assert_array_equal(again.embed([TEXTS[0]]), first.embed([TEXTS[0]]))
 
 
 def test_other_model_shapes_are_refused(tmp_path: Path) -> None:
