@@ -83,6 +83,7 @@ def child(condition: str) -> dict[str, Any]:
             runtime: Runtime,
             serving: Callable[[], None] = lambda: None,
             give_way: Callable[[], object] = lambda: None,
+            stopping: Callable[[], bool] = lambda: False,
         ) -> warm.WarmUp:
             serving()
             return warm.WarmUp(0, 0.0)

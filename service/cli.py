@@ -7,7 +7,9 @@ imports no driver, model or settings; a command on the graph alone (``fd``, ``co
 from its files; ``search`` asks a running API (``--api``) or embeds its query with the model's
 checked ONNX export, without torch (``anchorgraph.runtime.query_embedder``), as ``audit
 coverage|blindness``, ``graph link-titles`` and ``mcp`` embed their texts. Only the commands that
-embed documents (``ingest``, ``sync``, ``run``, ``eval``) and the API server load the whole model.
+embed documents load the whole model: ``ingest`` and ``sync`` once a file is new or changed
+(``anchorgraph.runtime.ModelWhenNeeded``), ``run`` while Neo4j starts, ``eval`` and the API
+server as they start.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from anchorgraph.loaders.formats import names as format_names
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
     from collections.abc import Iterable
 
+    from anchorgraph.embedding import Embedder
     from anchorgraph.graph.local_server import LocalNeo4j, ServerStatus
     from anchorgraph.loaders.fd_stats import FdBinRow
     from anchorgraph.loaders.ingest import IngestStats
@@ -403,7 +406,7 @@ def ingest(
     from itertools import chain
 
     from anchorgraph.ingestion import ingest_with_progress, reading
-    from anchorgraph.runtime import open_runtime
+    from anchorgraph.runtime import ModelWhenNeeded, open_runtime
 
     # Batches of long texts keep every core busy between the threads' barriers, unlike one
     # query: on 2 cores, 2 threads ingested SciFact's first 600 abstracts 17 % faster with spaCy
@@ -433,7 +436,11 @@ def ingest(
                 raise typer.Exit(1)
             documents: Iterable[SourceDocument] = chain([first], read)
             with open_runtime(
-                settings, schema="apply", gazetteer=gazetteer, batch_size=batch_size
+                settings,
+                schema="apply",
+                embedder_factory=ModelWhenNeeded,  # not loaded if every document is unchanged
+                gazetteer=gazetteer,
+                batch_size=batch_size,
             ) as runtime:
                 if link_titles:  # every title before the first write
                     from anchorgraph.graph.queries import Query
@@ -515,12 +522,14 @@ def sync(
     are kept."""
     from anchorgraph.ingestion import plan_folder_sync, source_at
     from anchorgraph.loaders.sync import run_sync
-    from anchorgraph.runtime import open_runtime
+    from anchorgraph.runtime import ModelWhenNeeded, open_runtime
 
     settings = load_settings()
     with clear_errors():
         source = source_at(settings, path)  # a bad path or store fails before Neo4j starts
-        with open_runtime(settings, schema="apply") as runtime:
+        # The model loads only if a file is new or changed: not for a dry run, nor a folder
+        # that did not change.
+        with open_runtime(settings, schema="apply", embedder_factory=ModelWhenNeeded) as runtime:
             plan, skipped = plan_folder_sync(
                 settings, runtime.ingestor, source, collection, replace=replace
             )
@@ -902,26 +911,42 @@ def run(
 
     A Neo4j this command started is stopped again when the API stops.
     """
+    from concurrent.futures import Future, ThreadPoolExecutor
+
     from anchorgraph.graph.local_server import LocalNeo4j
+    from anchorgraph.runtime import load_for_writing
 
     settings = load_settings()
+    server = LocalNeo4j(settings) if settings.uses_local_server else None
+    to_start = server if server is not None and not server.status().running else None
     started: LocalNeo4j | None = None
-    if settings.uses_local_server:
-        server = LocalNeo4j(settings)
-        if not server.status().running:
-            with (
-                clear_errors(),
-                console.status("Starting Neo4j (the first start fetches its jars)"),
-            ):
-                server.start()
-            started = server
-        pid = server.status().pid
-        headline = f"Neo4j started (pid {pid})" if started else f"Neo4j is running (pid {pid})"
-        _print_server(settings, server, headline)
+    doing = "Loading the model"
+    if to_start is not None:
+        fetch = "" if to_start.is_installed() else ", fetching its jars from Maven Central first"
+        doing = f"Starting Neo4j{fetch}, and loading the model"
     try:
+        # Neo4j starts (a JVM, on the other core) while this process loads the model and spaCy:
+        # each takes seconds, and neither waits for the other.
+        with (
+            clear_errors(),
+            console.status(doing),
+            ThreadPoolExecutor(max_workers=1, thread_name_prefix="neo4j-start") as pool,
+        ):
+            starting: Future[object] | None = pool.submit(to_start.start) if to_start else None
+            try:
+                embedder = load_for_writing(settings)
+            finally:
+                if starting is not None and starting.exception() is None:
+                    started = to_start  # stopped at the end, whatever fails meanwhile
+            if starting is not None:
+                starting.result()  # the error of a start that failed
+        if server is not None:
+            pid = server.status().pid
+            said = f"Neo4j started (pid {pid})" if started else f"Neo4j is running (pid {pid})"
+            _print_server(settings, server, said)
         if sample:
-            _load_sample(settings)
-        _serve(settings, host, port)
+            _load_sample(settings, embedder)
+        _serve(settings, host, port, embedder=embedder)
     finally:
         if started is not None:
             with console.status("Stopping Neo4j"):
@@ -1028,11 +1053,14 @@ def evaluate(
     console.print(" ".join(f"{kind}: {path}" for kind, path in paths.items()), soft_wrap=True)
 
 
-def _load_sample(settings: Settings) -> None:
+def _load_sample(settings: Settings, embedder: Embedder) -> None:
     from anchorgraph.ingestion import archive_corpus, load_samples, sample_corpus
     from anchorgraph.runtime import open_runtime
 
-    with clear_errors(), open_runtime(settings, schema="apply") as runtime:
+    with (
+        clear_errors(),
+        open_runtime(settings, schema="apply", embedder_factory=lambda _: embedder) as runtime,
+    ):
         loaded = load_samples(runtime, console)
     for stats, corpus in zip(loaded, (sample_corpus(), archive_corpus()), strict=True):
         console.print(
@@ -1042,10 +1070,19 @@ def _load_sample(settings: Settings) -> None:
         )
 
 
-def _serve(settings: Settings, host: str | None, port: int | None, *, workers: int = 1) -> None:
+def _serve(
+    settings: Settings,
+    host: str | None,
+    port: int | None,
+    *,
+    workers: int = 1,
+    embedder: Embedder | None = None,
+) -> None:
+    """Serve the API (``embedder``: a model loaded already, for one process)."""
     import uvicorn
 
     from anchorgraph.app import create_app
+    from anchorgraph.runtime import default_embedder
 
     host, port = host or settings.api_host, port or settings.api_port
     console.print(
@@ -1056,7 +1093,9 @@ def _serve(settings: Settings, host: str | None, port: int | None, *, workers: i
         + (f"\nWorkers:  {workers} processes" if workers > 1 else "")
     )
     if workers == 1:
-        uvicorn.run(create_app(settings), host=host, port=port, log_level="info")
+        loaded = default_embedder if embedder is None else lambda _: embedder
+        app = create_app(settings, embedder_factory=loaded)
+        uvicorn.run(app, host=host, port=port, log_level="info")
         return
     # Every worker applies the schema as it starts, all at once; on a graph without one, their
     # constraint creations deadlock (Neo.TransientError.Transaction.DeadlockDetected) and a

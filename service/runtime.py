@@ -11,14 +11,18 @@ verify it and never run DDL, so a search process can run with a read-only accoun
 
 Short commands pay only for what they use: ``open_graph`` is the connection alone (no model, no
 ingestion or retrieval code imported), a read-only runtime builds its entity extractor and
-ingestor only if asked for them, and ``query_embedder`` embeds queries without torch.
+ingestor only if asked for them, ``query_embedder`` embeds queries without torch, and
+``ModelWhenNeeded`` loads the model only once a text is to be embedded (an ingest of unchanged
+files embeds none).
 """
 
 from __future__ import annotations
 
 import gc
+import importlib
 import logging
-from collections.abc import Callable, Iterator
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cached_property
@@ -27,6 +31,7 @@ from typing import TYPE_CHECKING
 
 from anchorgraph.embedding import (
     Embedder,
+    Vectors,
     declared_dimension,
     load_embedder,
     load_query_embedder,
@@ -49,13 +54,14 @@ EmbedderFactory = Callable[[Settings], Embedder]
 
 def default_embedder(settings: Settings) -> Embedder:
     """The configured sentence-transformers model (queries through ONNX Runtime if asked)."""
-    return load_embedder(
-        settings.embedding_model,
-        device=settings.embedding_device,
-        batch_size=settings.embedding_batch_size,
-        threads=settings.embedding_threads,
-        onnx_cache=settings.cache_dir if settings.embedding_onnx_queries else None,
-    )
+    with collector_paused():
+        return load_embedder(
+            settings.embedding_model,
+            device=settings.embedding_device,
+            batch_size=settings.embedding_batch_size,
+            threads=settings.embedding_threads,
+            onnx_cache=settings.cache_dir if settings.embedding_onnx_queries else None,
+        )
 
 
 def query_embedder(settings: Settings, *, notice: Callable[[str], None] | None = None) -> Embedder:
@@ -80,6 +86,51 @@ def query_embedder(settings: Settings, *, notice: Callable[[str], None] | None =
             "and records its ONNX export for the next runs"
         )
         return default_embedder(settings)
+
+
+def load_for_writing(settings: Settings) -> Embedder:
+    """The model, loaded now, and the spaCy library imported (its pipeline loads on the first
+    extraction; importing the library is most of that): the seconds of start-up a process that
+    writes spends in Python, for ``anchorgraph run`` to spend while Neo4j starts."""
+    embedder = default_embedder(settings)
+    if settings.spacy_model:
+        with collector_paused():
+            importlib.import_module("spacy")
+    return embedder
+
+
+class ModelWhenNeeded:
+    """The configured model (``default_embedder``), loaded the first time a text is embedded or
+    its tokens counted: an ingest or sync that finds every file unchanged, or a dry run, never
+    imports torch. Its name and its dimension (which the model's files declare) are known
+    before; the content hashes and the schema need no more."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = threading.Lock()
+        self._model: Embedder | None = None
+
+    @property
+    def name(self) -> str:
+        return self.settings.embedding_model  # as the loaded model names itself
+
+    @cached_property
+    def dimension(self) -> int:
+        declared = declared_dimension(self.settings.embedding_model)
+        return declared if declared is not None else self.model.dimension
+
+    @property
+    def model(self) -> Embedder:
+        with self._lock:  # one load, whichever thread asks first
+            if self._model is None:
+                self._model = default_embedder(self.settings)
+            return self._model
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        return self.model.embed(texts)
+
+    def count_tokens(self, text: str) -> int:
+        return self.model.count_tokens(text)
 
 
 def embedding_dimension(settings: Settings) -> int:
@@ -203,6 +254,21 @@ def load_extractor(settings: Settings, gazetteer: Path | None = None) -> EntityE
     return EntityExtractor(
         settings.spacy_model or None, gazetteer=entries, casing_names=settings.casing_names
     )
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """No cyclic garbage collection while the block runs: importing torch, transformers and
+    spaCy makes hundreds of thousands of objects, and the collector's full passes over them
+    (twenty while the model and spaCy load) cost ~0.5 of their ~8 CPU seconds here, for garbage
+    that is none: what they make lives as long as the process."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 @contextmanager

@@ -111,12 +111,14 @@ def warm_up(
     runtime: Runtime,
     serving: Callable[[], None] = lambda: None,
     give_way: Callable[[], object] = lambda: None,
+    stopping: Callable[[], bool] = lambda: False,
 ) -> WarmUp:
     """Rehearse writing ``WARM_DOCUMENT`` into the graph's first collection (or the default
     one; rolled back) while running ``FIRST_SEARCHES``, then call ``serving``; then run
     ``WARM_SEARCHES`` and ``IN_COLLECTION_SEARCHES`` in that collection, calling ``give_way``
     before each. Each search runs for each of ``WARM_QUERIES`` and its answer is thrown away.
-    It stops at the first that fails (calling ``serving`` if it has not)."""
+    It stops at the first that fails (calling ``serving`` if it has not), and before the next
+    search once ``stopping`` says so (the API is stopping: Ctrl-C waits for no warm-up)."""
     started = time.perf_counter()
     done = writes = 0
     try:
@@ -134,6 +136,8 @@ def warm_up(
         in_collection = [{**o, "collections": collections} for o in IN_COLLECTION_SEARCHES]
         for options in [*WARM_SEARCHES, *(in_collection if collections else [])]:
             give_way()
+            if stopping():
+                return WarmUp(done, _ms_since(started), "the API stopped", writes)
             done += _run_searches(runtime, options)
     except AnchorgraphError as error:  # Neo4j went away meanwhile: the watcher tries again
         serving()
@@ -288,16 +292,20 @@ def keep_warm(
     """The API's warm start over ``runtime``: its first part warmed on entry, the rest in the
     background between ``requests``, watched until exit."""
     counted = requests or Requests()
+    stopping = threading.Event()
 
     def warm(serving: Callable[[], None]) -> WarmUp:
         def open_doors() -> None:
             counted.opened()  # the first request may be on its way: a pause counts from here
             serving()
 
-        return warm_up(runtime, open_doors, counted.quiet)
+        return warm_up(runtime, open_doors, counted.quiet, stopping.is_set)
 
     warmer = Warmer(
         ping=lambda: runtime.graph.read(Query.SERVER_INFO), warm=warm, interval_s=interval_s
     )
     with warmer.running():
-        yield warmer
+        try:
+            yield warmer
+        finally:
+            stopping.set()  # before the warm-up's thread is waited for

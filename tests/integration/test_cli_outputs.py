@@ -75,7 +75,8 @@ def test_start_run_and_serve_name_the_password_file_never_the_password(
     local: LocalNeo4j, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """What `neo4j start`, `run` and `serve` print before their work: the server is the test's
-    (already running), so starting it and serving the API are stood in for."""
+    (already running), so starting it, loading the model and serving the API are stood in
+    for."""
     password = local.password()
     running = local.status()
     stopped = dataclasses.replace(running, running=False, pid=None)
@@ -84,7 +85,8 @@ def test_start_run_and_serve_name_the_password_file_never_the_password(
     monkeypatch.setattr(LocalNeo4j, "start", lambda _self: running)
     served: list[dict[str, Any]] = []
     monkeypatch.setattr("uvicorn.run", lambda app, **options: served.append(options))
-    monkeypatch.setattr("anchorgraph.app.create_app", lambda settings: object())
+    monkeypatch.setattr("anchorgraph.app.create_app", lambda settings, **_: object())
+    monkeypatch.setattr("anchorgraph.runtime.load_for_writing", lambda _: HashEmbedder())
     runner = CliRunner()
 
     started = runner.invoke(app, ["neo4j", "start"])

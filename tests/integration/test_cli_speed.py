@@ -132,6 +132,29 @@ def test_commands_that_embed_nothing_load_no_model(
     assert (out / "length.png").exists() and (out / "tiers.png").exists()
 
 
+@pytest.mark.slow  # the first ingest loads the real model, in the command's own process
+def test_an_ingest_or_sync_that_finds_nothing_new_loads_no_model(
+    clean_graph: Graph, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    folder = tmp_path / "notes"
+    folder.mkdir()
+    for name in ("a.md", "b.md"):
+        (folder / name).write_text(f"# {name}\n\nThe museum opened 3 galleries in 1974.\n")
+    first = anchorgraph(["ingest", str(folder), "-c", "notes"], cli_env, tmp_path)
+    assert first.returncode == 0 and "2 written" in first.stdout, first.messages
+    assert {"torch", "spacy"} <= first.imported
+
+    again = anchorgraph(["ingest", str(folder), "-c", "notes"], cli_env, tmp_path)
+    assert again.returncode == 0 and "0 written" in again.stdout, again.messages
+    assert again.imported & MODEL == set()
+    synced = anchorgraph(["sync", str(folder), "-c", "notes"], cli_env, tmp_path)
+    assert synced.returncode == 0 and "2 unchanged" in synced.stdout, synced.messages
+    (folder / "a.md").write_text("# a.md\n\nThe museum closed in 1999.\n")
+    dry = anchorgraph(["sync", str(folder), "-c", "notes", "--dry-run"], cli_env, tmp_path)
+    assert dry.returncode == 0 and "Would add 0, update 1" in dry.stdout, dry.messages
+    assert synced.imported & MODEL == set() and dry.imported & MODEL == set()
+
+
 def test_commands_that_embed_short_texts_use_the_query_encoder(
     quick: Graph, embedder: Embedder, settings: Settings, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
