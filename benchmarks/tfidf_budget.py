@@ -37,7 +37,7 @@ import numpy as np
 from anchorgraph.evaluation.datasets import available_splits, load_split, source_documents
 from anchorgraph.loaders.chunking import chunk_document
 from anchorgraph.retrieval.analysis import prepare
-from anchorgraph.retrieval.paths import TFIDF_COMMON_FRACTION
+from anchorgraph.retrieval.paths.tfidf import TFIDF_COMMON_FRACTION
 from anchorgraph.text.terms import index_terms
 from benchmarks import synthetic
 

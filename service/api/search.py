@@ -14,7 +14,7 @@ from anchorgraph.api.schemas import EntityOut
 from anchorgraph.graph.queries import Query as Cypher
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.lucene import fulltext_query
-from anchorgraph.retrieval.paths import FILTER_OVERFETCH
+from anchorgraph.retrieval.paths.base import FILTER_OVERFETCH
 from anchorgraph.retrieval.pipeline import search as run_search
 from anchorgraph.retrieval.types import SearchOptions, SearchResult, nested
 from anchorgraph.runtime import Runtime

@@ -12,7 +12,7 @@ from dataclasses import replace
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.lucene import fulltext_query, phrase_query
-from anchorgraph.retrieval.paths import Reader, index_depth
+from anchorgraph.retrieval.paths.base import Reader, index_depth
 from anchorgraph.retrieval.types import (
     AnalyzedQuery,
     DetectedEntity,

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from anchorgraph.errors import NotFound
 from anchorgraph.graph.queries import Query
-from anchorgraph.retrieval.paths import Reader
+from anchorgraph.retrieval.paths.base import Reader
 from anchorgraph.retrieval.types import CollectionRanking, CollectionSize, Scope
 from anchorgraph.scope import Access
 from anchorgraph.text.language import Language, language_of

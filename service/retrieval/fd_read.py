@@ -12,7 +12,7 @@ from typing import Any, Literal
 from anchorgraph.factual_density import BinStats, fd_star, rescale
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import FdInputsRow
-from anchorgraph.retrieval.paths import Reader
+from anchorgraph.retrieval.paths.base import Reader
 from anchorgraph.retrieval.types import FdScore, SearchOptions
 
 Level = Literal["chunk", "document"]

@@ -6,7 +6,7 @@ A sentence-embedding model reads words; a part number, a serial or a version ("Z
 match it exactly. So the dense paths' weights shrink by the share of the query that is such a
 code::
 
-    w'_p = w_p · (1 − c)   for the dense paths (dense, doc_dense), the others unchanged
+    w'_p = w_p · (1 − c)   for the dense family's paths (dense, doc_dense), the others unchanged
     c    = min(1, n_code / n_words)
 
 where ``n_words`` counts the query's words (split on whitespace) and ``n_code`` the words of
@@ -20,7 +20,7 @@ acronyms); the sample corpus's part-number lookups are what it is for.
 
 The lexical paths' weights follow how sure the embedding model is of its own candidates::
 
-    w'_p = w_p · m   for the lexical paths (doc_bm25, bm25, tfidf), the others unchanged
+    w'_p = w_p · m   for the lexical family's paths (doc_bm25, bm25, tfidf), the others unchanged
     m    = clip(((1 − c₁₀) / (1 − π))^a, 1/4, 4)
 
 where ``c₁₀`` is the mean cosine of the dense path's first ten candidates (at document level
@@ -37,13 +37,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 
-from anchorgraph.retrieval.types import DENSE_PATH_NAMES, AnalyzedQuery, PathName
+from anchorgraph.retrieval.paths import DENSE_PATH_NAMES, LEXICAL_PATH_NAMES
+from anchorgraph.retrieval.paths.base import PathName
+from anchorgraph.retrieval.values import AnalyzedQuery
 
 # A code holds at least this many digits, and a letter.
 CODE_DIGITS = 3
 
-# The paths the dense path's confidence scales, and the rule's constants (module docstring).
-LEXICAL_PATH_NAMES = frozenset({PathName.DOC_BM25, PathName.BM25, PathName.TFIDF})
+# The rule's constants (module docstring); the paths it scales are the two families'.
 CONFIDENCE_DEPTH = 10
 CONFIDENCE_PIVOT = 0.5
 SCALE_BOUNDS = (0.25, 4.0)

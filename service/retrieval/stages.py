@@ -31,7 +31,8 @@ from anchorgraph.retrieval.fd_read import Level, fd_of, fd_scores
 from anchorgraph.retrieval.feedback import rocchio
 from anchorgraph.retrieval.fusion import FusedScore, fuse
 from anchorgraph.retrieval.normalise import Normalisation, normalise
-from anchorgraph.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS, CandidatePath, Reader
+from anchorgraph.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS
+from anchorgraph.retrieval.paths.base import CandidatePath, Reader
 from anchorgraph.retrieval.query_weights import dense_confidence, lexical_scale, query_weights
 from anchorgraph.retrieval.scoring import (
     DocumentSignals,

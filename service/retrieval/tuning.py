@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from anchorgraph.retrieval.fd_read import Level
+from anchorgraph.retrieval.paths import DENSE_PATH_NAMES, SMALL_PATH_NAMES
 from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
     DEFAULT_NORMALISATION,
@@ -35,8 +36,6 @@ HELD_OUT_SHARE = 0.3
 # paths at 0.
 LEXICAL_SCALES = (0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0, 3.0, 5.0)
 SMALL_PATH_SCALES = (0.0, 1.0, 4.0)
-DENSE_FAMILY = frozenset({PathName.DENSE, PathName.DOC_DENSE})
-LEXICAL_FAMILY = frozenset({PathName.BM25, PathName.DOC_BM25})
 # A factor of 0 counts as this many doublings away from the default, for ties (Scales.distance).
 _OFF_DOUBLINGS = 8.0
 
@@ -45,9 +44,9 @@ Judged = Mapping[str, int]  # document id → relevance (0: judged not relevant)
 
 @dataclass(frozen=True, order=True)
 class Scales:
-    """Factors on a level's default weights: ``dense`` on the dense paths (chunks and document
-    vectors), ``lexical`` on BM25 (chunks and whole documents), ``small`` on TF-IDF, metadata and
-    entities."""
+    """Factors on a level's default weights: ``small`` on the small paths (TF-IDF, metadata,
+    entities: ``SearchPath.small``), ``dense`` on the other paths of the dense family (chunk and
+    document vectors), ``lexical`` on the rest (BM25 of chunks and of whole documents)."""
 
     dense: float = 1.0
     lexical: float = 1.0
@@ -63,9 +62,9 @@ class Scales:
         return {"dense": self.dense, "lexical": self.lexical, "small": self.small}
 
     def _factor(self, path: PathName) -> float:
-        if path in DENSE_FAMILY:
-            return self.dense
-        return self.lexical if path in LEXICAL_FAMILY else self.small
+        if path in SMALL_PATH_NAMES:
+            return self.small
+        return self.dense if path in DENSE_PATH_NAMES else self.lexical
 
     @property
     def distance(self) -> float:

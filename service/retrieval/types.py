@@ -34,6 +34,11 @@ from anchorgraph.factual_density import LengthBin
 from anchorgraph.retrieval.evidence import Evidence
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
+from anchorgraph.retrieval.paths import CHUNK_PATH_WEIGHTS as CHUNK_PATH_WEIGHTS
+from anchorgraph.retrieval.paths import DENSE_PATH_NAMES as DENSE_PATH_NAMES
+from anchorgraph.retrieval.paths import DOCUMENT_PATH_WEIGHTS as DOCUMENT_PATH_WEIGHTS
+from anchorgraph.retrieval.paths import DOCUMENT_PATHS as DOCUMENT_PATHS
+from anchorgraph.retrieval.paths.base import PathName as PathName
 from anchorgraph.retrieval.rules import (
     AllOf,
     AnyOf,
@@ -46,25 +51,15 @@ from anchorgraph.retrieval.rules import (
     positive,
 )
 from anchorgraph.retrieval.scoring import SignalBreakdown
+from anchorgraph.retrieval.values import EVERYWHERE as EVERYWHERE
+from anchorgraph.retrieval.values import AnalyzedQuery as AnalyzedQuery
+from anchorgraph.retrieval.values import Candidate as Candidate
+from anchorgraph.retrieval.values import CollectionSize as CollectionSize
+from anchorgraph.retrieval.values import DetectedEntity as DetectedEntity
+from anchorgraph.retrieval.values import EmbeddedQuery as EmbeddedQuery
+from anchorgraph.retrieval.values import LexicalQuery as LexicalQuery
+from anchorgraph.retrieval.values import Scope as Scope
 from anchorgraph.scope import CollectionName
-from anchorgraph.text.language import Language
-
-
-class PathName(StrEnum):
-    """The candidate paths of a hybrid search."""
-
-    DENSE = "dense"
-    BM25 = "bm25"
-    TFIDF = "tfidf"
-    METADATA = "metadata"
-    ENTITY = "entity"
-    DOC_DENSE = "doc_dense"
-    DOC_BM25 = "doc_bm25"
-
-
-# Paths that rank whole documents (their vector, their whole text): only document-level
-# searches use them, since a chunk-level ranking has no place for a document's score.
-DOCUMENT_PATHS = frozenset({PathName.DOC_DENSE, PathName.DOC_BM25})
 
 
 class Mode(StrEnum):
@@ -77,31 +72,8 @@ class Mode(StrEnum):
     MULTISIGNAL = "multisignal"
 
 
-# Default weights per level. Chunk level: chosen on SciFact train and NFCorpus dev
-# (docs/benchmarks.md; `python -m anchorgraph.evaluation.tune`): dense against BM25 at about 0.7 /
-# 0.3 with L2 normalisation; metadata, entity boosting and TF-IDF stay small: they bring candidates
-# in (identifiers, named entities, rare exact terms) but every 0.1 of their weight cost up to 0.03
-# NDCG@10 there. Document level: chosen on five corpora of different kinds, one whole corpus left
-# out at a time (`python -m anchorgraph.evaluation.loo`; docs/benchmarks.md, "Document fusion
-# and weights"), with the floor sum: BM25 over whole documents takes the lexical share, chunk BM25 a
-# third of it, and the lexical paths' weights follow the dense path's confidence per query
-# (query_weights).
-CHUNK_PATH_WEIGHTS: dict[PathName, float] = {
-    PathName.DENSE: 0.7,
-    PathName.BM25: 0.3,
-    PathName.TFIDF: 0.05,
-    PathName.METADATA: 0.05,
-    PathName.ENTITY: 0.05,
-}
-DOCUMENT_PATH_WEIGHTS: dict[PathName, float] = {
-    PathName.DENSE: 0.7,
-    PathName.DOC_BM25: 0.3,
-    PathName.DOC_DENSE: 0.4,
-    PathName.BM25: 0.1,
-    PathName.TFIDF: 0.1,
-    PathName.METADATA: 0.1,
-    PathName.ENTITY: 0.1,
-}
+# The default weights per level are declared by each path (anchorgraph.retrieval.paths, which
+# says how they were chosen).
 # The exponent of the lexical paths' scaling by the dense path's confidence
 # (anchorgraph.retrieval.query_weights), chosen with the weights above; the chunk level keeps its
 # weights as they are (0), where nothing was chosen.
@@ -158,7 +130,6 @@ class CollectionRanking(BaseModel):
 # (docs/benchmarks.md, "Document fusion and weights"); 0.3 of the centroid from 3 documents was
 # the best setting that lost on neither SciFact nor NFCorpus.
 DEFAULT_FEEDBACK_WEIGHT = 0.3
-DENSE_PATH_NAMES = frozenset({PathName.DENSE, PathName.DOC_DENSE})
 
 # λ of the FD* rerank, chosen with `anchorgraph fd fit-authority` on the tune parts of SciFact
 # train and NFCorpus dev (docs/benchmarks.md, "FD* (λ and a_source)"): the largest λ whose
@@ -622,6 +593,11 @@ def _valid_alone(name: str, group: str, field: str, value: Any) -> None:
         raise ValueError(f"{name}: {error.errors()[0]['msg']}") from None
 
 
+def _names(paths: frozenset[PathName], last: str) -> str:
+    """``"dense or doc_dense"``: the paths in their enum's order."""
+    return f" {last} ".join(path for path in PathName if path in paths)
+
+
 # The rules that tie a request's fields together (anchorgraph.retrieval.rules): each is checked by
 # ``SearchOptions`` and published in its JSON schema from the same object. ``level`` chunk and
 # ``mode`` hybrid are the defaults, which the rules' schemas take into account.
@@ -629,7 +605,7 @@ SEARCH_RULES = (
     Requires(
         when=AllOf((equals("level", "chunk"), differs("mode", Mode.MULTISIGNAL))),
         then=none_in("paths", sorted(DOCUMENT_PATHS)),
-        message="doc_dense and doc_bm25 rank whole documents: ask for level 'document'",
+        message=f"{_names(DOCUMENT_PATHS, 'and')} rank whole documents: ask for level 'document'",
     ),
     Requires(
         when=positive("feedback.documents"),
@@ -645,7 +621,7 @@ SEARCH_RULES = (
             )
         ),
         message="feedback moves the query vector and re-runs the dense paths: "
-        "this search has no dense or doc_dense path",
+        f"this search has no {_names(DENSE_PATH_NAMES, 'or')} path",
     ),
     Requires(
         when=positive("fusion.pagerank_weight"),
@@ -835,142 +811,6 @@ class SearchOptions(BaseModel):
         if self.paths:
             return list(dict.fromkeys(self.paths))
         return [p for p in PathName if self.document_level or p not in DOCUMENT_PATHS]
-
-
-# --- internal values ----------------------------------------------------------------------------
-# Keys from here on: every id a search passes between its stages (chunk, document and entity
-# ids) is the key the graph stores it under, collection first (anchorgraph.scope); the answer shows
-# the ids within their collection (hydrate).
-@dataclass(frozen=True)
-class CollectionSize:
-    """What a search needs to know of a collection: its chunks and its shard (None until the
-    upgrade gives it one, ``anchorgraph.graph.schema.upgrade``)."""
-
-    chunks: int
-    shard: int | None = None
-    languages: frozenset[Language] = frozenset({Language.ENGLISH})  # of its documents
-    ranking: CollectionRanking | None = None  # its own weights (anchorgraph tune)
-    # Whether it holds links an expansion can follow, and entity mentions a bridge can cross.
-    links: bool = True
-    mentions: bool = True
-
-
-@dataclass(frozen=True)
-class Scope:
-    """Where one search looks: the collections it reads, and the documents its filters allow.
-
-    ``every`` says the collections are all the graph has, so the paths need not filter on
-    them; their ``share`` of the graph's chunks says how many more hits to ask of an index that
-    cannot filter inside itself, or whether to score every chunk exactly (``paths``)."""
-
-    collections: tuple[str, ...]
-    every: bool = True
-    chunks: int = 0  # in the collections searched
-    total_chunks: int = 0  # in the graph
-    documents: frozenset[str] | None = None  # keys the filters allow; None: no filter
-    # The shards the collections are in (service/graph/shards.py; None: one has none yet) and
-    # the chunks of every collection in those shards.
-    shards: tuple[int, ...] | None = None
-    shard_chunks: int = 0
-    # The languages of the collections' documents (service/text/language.py).
-    languages: frozenset[Language] = frozenset({Language.ENGLISH})
-    # The weights of the one collection searched, when it has its own (anchorgraph tune).
-    ranking: CollectionRanking | None = None
-    # Whether any of the collections holds links, or entity mentions: where none does, the
-    # expansion has nothing to read along them (retrieval/expansion.py, ``graph_parts``).
-    links: bool = True
-    mentions: bool = True
-
-    @property
-    def share(self) -> float:
-        """The collections' part of the graph's chunks (1.0 when they are all of it)."""
-        if self.every or self.total_chunks <= 0:
-            return 1.0
-        return min(1.0, self.chunks / self.total_chunks)
-
-    @property
-    def shard_share(self) -> float:
-        """The collections' part of their shards' chunks (1.0 when they are all of them)."""
-        if self.shard_chunks <= 0:
-            return 1.0
-        return min(1.0, self.chunks / self.shard_chunks)
-
-    @property
-    def collection_filter(self) -> list[str] | None:
-        """The ``$collections`` parameter: None when every collection is searched."""
-        return None if self.every else list(self.collections)
-
-    @property
-    def empty(self) -> bool:
-        """Nothing to search: no collection the caller may read, or filters that allow no
-        document."""
-        return (not self.every and not self.collections) or self.documents == frozenset()
-
-    def parameters(self) -> dict[str, list[str] | None]:
-        """``$collections`` and ``$allowed`` of the path statements."""
-        allowed = None if self.documents is None else sorted(self.documents)
-        return {"collections": self.collection_filter, "allowed": allowed}
-
-
-EVERYWHERE = Scope(collections=(), every=True)
-"""A scope with no restriction at all, for unit tests of plumbing over recorded rows."""
-
-
-@dataclass(frozen=True, slots=True)
-class Candidate:
-    """A chunk one path found, with that path's raw score."""
-
-    chunk_id: str
-    document_id: str
-    score: float
-
-
-class DetectedEntity(BaseModel):
-    """An entity the query names: exactly, by meaning, or through a matching relation."""
-
-    model_config = ConfigDict(frozen=True)
-
-    id: str = Field(description="The entity's id within its collection.")
-    collection: str = ""
-    name: str
-    type: str
-    how: Literal["exact", "semantic", "triple"]
-    score: float
-
-
-@dataclass(frozen=True)
-class LexicalQuery:
-    """The query as the lexical paths need it: known before the model or the database is
-    asked anything."""
-
-    text: str
-    fulltext: str | None  # escaped Lucene query; None when nothing is searchable
-    terms: list[str]  # TF-IDF index terms
-    identifier_candidates: list[str]  # entity ids of the codes, serials, acronyms it contains
-    entity_candidates: list[str]  # entity ids its n-grams would resolve to
-    language: Language  # whose analyzer the BM25 paths read it with (anchorgraph.text.language)
-
-
-@dataclass(frozen=True)
-class EmbeddedQuery(LexicalQuery):
-    """The query with its one embedding: what the dense paths need."""
-
-    vector: list[float]
-
-
-@dataclass(frozen=True)
-class AnalyzedQuery(EmbeddedQuery):
-    """The query, prepared once for every path."""
-
-    identifiers: list[str]  # identifier candidates that are entities of the graph
-    entities: list[DetectedEntity]
-    # Each of `identifiers` → the text of the query that named it ("AG-2048" named the entity
-    # "aerograph ag-2048" through an alias).
-    identifiers_as_written: dict[str, str] = field(default_factory=dict)
-
-    @property
-    def exact_entity_ids(self) -> list[str]:
-        return [e.id for e in self.entities if e.how == "exact"]
 
 
 # --- between the stages of a search -----------------------------------------------------------

@@ -35,7 +35,7 @@ from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import read_beir_corpus
 from anchorgraph.retrieval.context import SearchContext
-from anchorgraph.retrieval.paths import EXACT_DENSE_MAX_DOCUMENTS
+from anchorgraph.retrieval.paths.dense import EXACT_DENSE_MAX_DOCUMENTS
 from anchorgraph.retrieval.pipeline import search
 from anchorgraph.retrieval.types import Filters, SearchOptions
 

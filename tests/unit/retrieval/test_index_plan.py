@@ -8,7 +8,7 @@ import pytest
 from anchorgraph.graph.schema import expected_indexes
 from anchorgraph.graph.shards import CHUNKS, DOCUMENTS, SHARDS
 from anchorgraph.retrieval.collections import search_scope
-from anchorgraph.retrieval.paths import vector_index_plan
+from anchorgraph.retrieval.paths.base import vector_index_plan
 from anchorgraph.retrieval.types import CollectionSize
 from anchorgraph.scope import FULL_ACCESS
 

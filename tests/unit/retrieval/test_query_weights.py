@@ -18,10 +18,10 @@ from anchorgraph.retrieval.types import (
     DOCUMENT_PATH_WEIGHTS,
     AnalyzedQuery,
     Candidate,
-    Language,
     PathName,
     SearchOptions,
 )
+from anchorgraph.text.language import Language
 
 
 def analysed(text: str, written: dict[str, str]) -> AnalyzedQuery:
