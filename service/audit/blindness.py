@@ -31,8 +31,9 @@ from anchorgraph.audit.plotting import colours, figure, label, save
 from anchorgraph.errors import InvalidInput
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.defaults import DEFAULT_FD_LAMBDA
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import DEFAULT_FD_LAMBDA, Hit, Mode, SearchOptions
+from anchorgraph.retrieval.types import Hit, Mode, SearchOptions
 from anchorgraph.scope import local_id, scoped
 
 DEFAULT_K = 5

@@ -74,9 +74,9 @@ from anchorgraph.graph.deadline import Deadline, current, propagating, within
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import ReachedHop, ReachedRow, ReachedSource
 from anchorgraph.retrieval.context import SearchRun
+from anchorgraph.retrieval.defaults import DEFAULT_BRIDGE_THRESHOLD
 from anchorgraph.retrieval.fd_read import fd_score
 from anchorgraph.retrieval.types import (
-    DEFAULT_BRIDGE_THRESHOLD,
     EntityHop,
     Hop,
     LinkHop,

@@ -5,20 +5,21 @@ The score of a document is the weighted sum of five signals (docs/design.md §2)
     score = W_doc·S_doc + W_segment·S_segment + W_entity·S_entity + W_triple·S_triple
             + W_text·S_text
 
-====================  ======  ==============================================================
-signal                weight  meaning
-====================  ======  ==============================================================
-``S_doc``             0.25    similarity of the query to the whole document
-``S_segment``         0.30    similarity of the query to the document's best chunk
-``S_entity``          0.20    coverage of the query's exactly matched entities
-``S_triple``          0.15    similarity of the query to the document's relation triples
-``S_text``            0.10    full-text (keyword) match
-``S_fd``              0       FD*_rescaled of the document (docs/design.md §3; off by default)
-====================  ======  ==============================================================
+====================  ==============================================================
+signal                meaning
+====================  ==============================================================
+``S_doc``             similarity of the query to the whole document
+``S_segment``         similarity of the query to the document's best chunk
+``S_entity``          coverage of the query's exactly matched entities
+``S_triple``          similarity of the query to the document's relation triples
+``S_text``            full-text (keyword) match
+``S_fd``              FD*_rescaled of the document (docs/design.md §3)
+====================  ==============================================================
 
-The default weights sum to 1, so the score stays in [0, 1] when every signal does. ``S_fd`` is
-not one of the five: factual density can serve as a ranking signal, and a caller who wants it in
-the document score gives it a weight.
+The default weights (``anchorgraph.retrieval.defaults.SIGNAL_WEIGHTS``) sum to 1, so the score
+stays in [0, 1] when every signal does. ``S_fd`` is not one of the five and is off by default:
+factual density can serve as a ranking signal, and a caller who wants it in the document score
+gives it a weight.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from types import MappingProxyType
 
 @dataclass(frozen=True, slots=True)
 class SignalWeights:
-    """The weight of each signal in the document score (defaults: docs/design.md §2).
+    """The weight of each signal in the document score (the defaults:
+    ``anchorgraph.retrieval.defaults.SIGNAL_WEIGHTS``).
 
     Attributes:
         doc: Weight of ``S_doc``.
@@ -45,11 +47,11 @@ class SignalWeights:
         ValueError: If a weight is negative or not finite, or all weights are 0.
     """
 
-    doc: float = 0.25
-    segment: float = 0.30
-    entity: float = 0.20
-    triple: float = 0.15
-    text: float = 0.10
+    doc: float
+    segment: float
+    entity: float
+    triple: float
+    text: float
     fd: float = 0.0
 
     def __post_init__(self) -> None:

@@ -16,12 +16,11 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from anchorgraph.retrieval.defaults import DEFAULT_NORMALISATION, DEFAULT_RANKING
 from anchorgraph.retrieval.fd_read import Level
 from anchorgraph.retrieval.paths import DENSE_PATH_NAMES, SMALL_PATH_NAMES
 from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
-    DEFAULT_NORMALISATION,
-    DEFAULT_RANKING,
     DOCUMENT_PATH_WEIGHTS,
     PathName,
     Scope,

@@ -31,6 +31,18 @@ from pydantic.json_schema import JsonSchemaValue
 from pydantic_core import CoreSchema, PydanticCustomError, core_schema
 
 from anchorgraph.factual_density import LengthBin
+from anchorgraph.retrieval.defaults import (
+    DEFAULT_BRIDGE_MAX_MENTIONS,
+    DEFAULT_BRIDGE_THRESHOLD,
+    DEFAULT_DOCUMENT_FUSION,
+    DEFAULT_EXPAND_QUERY_WEIGHT,
+    DEFAULT_FD_LAMBDA,
+    DEFAULT_FEEDBACK_WEIGHT,
+    DEFAULT_NORMALISATION,
+    DEFAULT_RANKING,
+    DOCUMENT_CONFIDENCE_EXPONENT,
+    SIGNAL_WEIGHTS,
+)
 from anchorgraph.retrieval.evidence import Evidence
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
@@ -72,26 +84,6 @@ class Mode(StrEnum):
     MULTISIGNAL = "multisignal"
 
 
-# The default weights per level are declared by each path (anchorgraph.retrieval.paths, which
-# says how they were chosen).
-# The exponent of the lexical paths' scaling by the dense path's confidence
-# (anchorgraph.retrieval.query_weights), chosen with the weights above; the chunk level keeps its
-# weights as they are (0), where nothing was chosen.
-DOCUMENT_CONFIDENCE_EXPONENT = 1.5
-
-# Every level normalises each path's scores by their L2 norm unless a request says otherwise.
-DEFAULT_NORMALISATION = Normalisation.L2
-
-# A hybrid search of documents fuses with FLOOR_SUM (anchorgraph.retrieval.fusion): a path that did
-# not find a document counts as its weakest candidate, not as 0, so a small path (TF-IDF, a
-# lexical path on a corpus where words say little) cannot lift a document just by finding it.
-DEFAULT_DOCUMENT_FUSION = Fusion.FLOOR_SUM
-
-# The name a search's answer gives the ranking it used when that is the defaults above; a
-# collection's own weights (``anchorgraph tune``) are named by the collection.
-DEFAULT_RANKING = "default-v4"
-
-
 class LevelFit(BaseModel):
     """The weights fitted for one level of search, and how the judged queries rank with them
     and with the defaults (mean NDCG@10, on the part fitted on and on the part kept aside)."""
@@ -121,27 +113,6 @@ class CollectionRanking(BaseModel):
     queries: int = Field(description="Judged queries fitted on.")
     held_queries: int = Field(description="Judged queries kept aside and reported on.")
     fitted: str = Field(description="When (ISO 8601, UTC).")
-
-
-# Pseudo-relevance feedback is off unless asked for (`feedback`: how many top documents move the
-# query vector, by `feedback_weight` of their centroid). With the document defaults chosen on five
-# corpora it loses NDCG@10 on the multi-hop ones (MuSiQue -0.019) and gains on the two whose
-# questions have many relevant documents (NFCorpus, SciFact: +0.005), for a second dense round
-# (docs/benchmarks.md, "Document fusion and weights"); 0.3 of the centroid from 3 documents was
-# the best setting that lost on neither SciFact nor NFCorpus.
-DEFAULT_FEEDBACK_WEIGHT = 0.3
-
-# λ of the FD* rerank, chosen with `anchorgraph fd fit-authority` on the tune parts of SciFact
-# train and NFCorpus dev (docs/benchmarks.md, "FD* (λ and a_source)"): the largest λ whose
-# NDCG@10 stays within 0.01 of cosine's on both, where the evidence tiers' share of the top 5
-# about doubles.
-DEFAULT_FD_LAMBDA = 0.1
-
-# The expansion's query weight and the entity bridges' specificity bound, chosen on the tune
-# parts of MuSiQue dev and HotpotQA dev500 (docs/benchmarks.md, "Bridges").
-DEFAULT_EXPAND_QUERY_WEIGHT = 0.5
-DEFAULT_BRIDGE_THRESHOLD = 0.1
-DEFAULT_BRIDGE_MAX_MENTIONS = 12
 
 
 # --- request values -------------------------------------------------------------------------------
@@ -309,17 +280,20 @@ class Filters(BaseModel):
 
 
 class SignalWeightsIn(BaseModel):
-    """Multi-signal weights (docs/design.md §2; defaults 0.25 / 0.30 / 0.20 / 0.15 / 0.10)."""
+    """Multi-signal weights (docs/design.md §2; defaults: ``defaults.SIGNAL_WEIGHTS``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    doc: Number = Field(0.25, ge=0, le=MAX_WEIGHT)
-    segment: Number = Field(0.30, ge=0, le=MAX_WEIGHT)
-    entity: Number = Field(0.20, ge=0, le=MAX_WEIGHT)
-    triple: Number = Field(0.15, ge=0, le=MAX_WEIGHT)
-    text: Number = Field(0.10, ge=0, le=MAX_WEIGHT)
+    doc: Number = Field(SIGNAL_WEIGHTS.doc, ge=0, le=MAX_WEIGHT)
+    segment: Number = Field(SIGNAL_WEIGHTS.segment, ge=0, le=MAX_WEIGHT)
+    entity: Number = Field(SIGNAL_WEIGHTS.entity, ge=0, le=MAX_WEIGHT)
+    triple: Number = Field(SIGNAL_WEIGHTS.triple, ge=0, le=MAX_WEIGHT)
+    text: Number = Field(SIGNAL_WEIGHTS.text, ge=0, le=MAX_WEIGHT)
     fd: Number = Field(
-        0.0, ge=0, le=MAX_WEIGHT, description="S_fd: the document's FD*_rescaled (off by default)."
+        SIGNAL_WEIGHTS.fd,
+        ge=0,
+        le=MAX_WEIGHT,
+        description="S_fd: the document's FD*_rescaled (off by default).",
     )
 
 

@@ -38,7 +38,7 @@ from anchorgraph.ingestion import sample_gazetteer
 from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
 from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.read import read_bytes
-from anchorgraph.retrieval.types import DEFAULT_RANKING
+from anchorgraph.retrieval.defaults import DEFAULT_RANKING
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -15,8 +15,8 @@ from anchorgraph.errors import InvalidInput, NotFound
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.judgments import collection_judgments, reset_ranking, tune_collection
 from anchorgraph.library import Library
+from anchorgraph.retrieval.defaults import DEFAULT_RANKING
 from anchorgraph.retrieval.tuning import held_out, ndcg_at
-from anchorgraph.retrieval.types import DEFAULT_RANKING
 from anchorgraph.runtime import Runtime
 
 pytestmark = pytest.mark.integration

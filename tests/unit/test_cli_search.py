@@ -19,7 +19,8 @@ from anchorgraph.cli_search import (
     flags_of,
     read_flags,
 )
-from anchorgraph.retrieval.types import DEFAULT_BRIDGE_MAX_MENTIONS, FLAT_NAMES, SearchOptions
+from anchorgraph.retrieval.defaults import DEFAULT_BRIDGE_MAX_MENTIONS
+from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
 
 
 def test_the_flags_file_is_what_the_model_gives() -> None:

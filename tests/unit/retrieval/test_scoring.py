@@ -8,6 +8,7 @@ import random
 
 import pytest
 
+from anchorgraph.retrieval.defaults import SIGNAL_WEIGHTS
 from anchorgraph.retrieval.scoring import (
     DocumentSignals,
     SignalWeights,
@@ -15,7 +16,7 @@ from anchorgraph.retrieval.scoring import (
     score_document,
 )
 
-DEFAULT = SignalWeights()
+DEFAULT = SIGNAL_WEIGHTS
 
 
 def _signals(
@@ -39,7 +40,7 @@ def test_default_weights_are_the_seed_weights_and_sum_to_one() -> None:
 @pytest.mark.parametrize("bad", [-0.01, math.nan, math.inf])
 def test_invalid_weights_are_rejected(bad: float) -> None:
     with pytest.raises(ValueError, match="triple"):
-        SignalWeights(triple=bad)
+        dataclasses.replace(SIGNAL_WEIGHTS, triple=bad)
 
 
 def test_all_zero_weights_are_rejected() -> None:

@@ -9,10 +9,10 @@ import ir_measures
 import pytest
 from ir_measures import nDCG
 
+from anchorgraph.retrieval.defaults import DEFAULT_RANKING
 from anchorgraph.retrieval.tuning import Scales, fit, grid, held_out, ndcg_at, ranking_for
 from anchorgraph.retrieval.types import (
     CHUNK_PATH_WEIGHTS,
-    DEFAULT_RANKING,
     DOCUMENT_PATH_WEIGHTS,
     CollectionRanking,
     LevelFit,
