@@ -230,6 +230,17 @@ class IngestStats:
     batch_writes: list[tuple[int, float]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    def add(self, part: IngestStats) -> None:
+        """Count ``part``, what one stage of an ingest did with some of the documents, into
+        these stats: counts and seconds summed, lists joined (a Ray cluster's stages report
+        so: anchorgraph.distributed)."""
+        for name, mine in vars(self).items():
+            theirs = getattr(part, name)
+            if isinstance(mine, bool):
+                setattr(self, name, mine or theirs)
+            elif isinstance(mine, int | float | list):
+                setattr(self, name, mine + theirs)
+
 
 ProgressCallback = Callable[[IngestStats], None]
 

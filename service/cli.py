@@ -40,7 +40,7 @@ from anchorgraph.cli_tune import tune
 from anchorgraph.loaders.formats import names as format_names
 
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli_output says why)
-    from collections.abc import Iterable
+    from collections.abc import Callable, Iterable
 
     from anchorgraph.embedding import Embedder
     from anchorgraph.graph.local_server import LocalNeo4j, ServerStatus
@@ -400,6 +400,16 @@ def ingest(
             "ANCHORGRAPH_EMBEDDING_THREADS (1) for queries.",
         ),
     ] = 0,
+    ray: Annotated[
+        str | None,
+        typer.Option(
+            "--ray",
+            metavar="local|ADDRESS",
+            help="Run on a Ray cluster: 'local' starts one of this machine's cores for the "
+            "run; host:port (the head's GCS port), ray://host:port or auto joins one. Needs "
+            "pip install 'anchorgraph[ray]' (docs/deployment.md).",
+        ),
+    ] = None,
 ) -> None:
     """Read documents and write them into a collection (unchanged ones are skipped; one that
     would replace a document from another file or URI is refused unless --replace)."""
@@ -417,6 +427,27 @@ def ingest(
         update["classify_source_types"] = classify_source_types
     settings = settings.model_copy(update=update)
     skipped: list[Skipped] = []
+    if ray is not None:
+        if link_titles:
+            err.print("[bold red]error:[/] --link-titles reads every title first: not with --ray")
+            raise typer.Exit(2)
+        with clear_errors():
+            stats = _ingest_on_ray(
+                settings,
+                path,
+                ray,
+                collection=collection,
+                replace=replace,
+                fmt=fmt,
+                source_type=source_type,
+                language=_language(language),
+                gazetteer=gazetteer,
+                batch_size=batch_size,
+                on_skip=skipped.append,
+            )
+        _print_skipped(skipped)
+        _print_ingest(stats, threads)
+        return
     with clear_errors():
         declared = _language(language)
         with reading(
@@ -461,6 +492,45 @@ def ingest(
                 )
     _print_skipped(skipped)
     _print_ingest(stats, threads)
+
+
+def _ingest_on_ray(
+    settings: Settings,
+    path: str,
+    address: str,
+    *,
+    collection: str,
+    replace: bool,
+    fmt: str | None,
+    source_type: str,
+    language: Language | None,
+    gazetteer: Path | None,
+    batch_size: int,
+    on_skip: Callable[[Skipped], None],
+) -> IngestStats:
+    """``ingest --ray``: the cluster's address checked before Neo4j and the model, then the
+    run on it with a progress bar (``anchorgraph.distributed``)."""
+    from anchorgraph.distributed import check_address, ingest_on_ray
+    from anchorgraph.ingestion import progress_bar
+    from anchorgraph.runtime import open_runtime
+
+    check_address(address, settings)
+    with (
+        open_runtime(settings, schema="apply", gazetteer=gazetteer, batch_size=batch_size) as rt,
+        progress_bar(console) as update,
+    ):
+        return ingest_on_ray(
+            rt,
+            path,
+            address=address,
+            collection=collection,
+            replace=replace,
+            language=language,
+            fmt=fmt,
+            source_type=source_type,
+            on_progress=update,
+            on_skip=on_skip,
+        )
 
 
 def _print_skipped(skipped: Iterable[Skipped]) -> None:

@@ -22,7 +22,7 @@ from rich.progress import (
 
 from anchorgraph.errors import InvalidInput
 from anchorgraph.loaders.files import FileReading
-from anchorgraph.loaders.ingest import Ingestor, IngestStats
+from anchorgraph.loaders.ingest import Ingestor, IngestStats, ProgressCallback
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.pool import workers_for
 from anchorgraph.loaders.read import Skipped, read_source
@@ -215,10 +215,28 @@ def ingest_with_progress(
     language: Language | None = None,
 ) -> IngestStats:
     """Ingest into ``collection`` (documents that declare no language in ``language``, else in
-    the one detected) with a progress bar: documents and chunks per second, and the
-    time left when ``documents`` is a list (a stream's length is known only at its end).
-    ``also`` gets every update with its rate text (the evaluation logs a heartbeat with
-    it)."""
+    the one detected) with a progress bar (``progress_bar``; the time left when ``documents``
+    is a list, since a stream's length is known only at its end)."""
+    total = len(documents) if isinstance(documents, Sized) else None
+    with progress_bar(console, total, also) as update:
+        return ingestor.ingest(
+            documents,
+            on_progress=update,
+            collection=collection,
+            replace=replace,
+            language=language,
+        )
+
+
+@contextmanager
+def progress_bar(
+    console: Console,
+    total: int | None = None,
+    also: Callable[[IngestStats, str], None] | None = None,
+) -> Iterator[ProgressCallback]:
+    """A progress bar of an ingest for the block, and the callback that moves it: documents
+    and chunks per second, and the time left when the ``total`` of documents is known.
+    ``also`` gets every update with its rate text (the evaluation logs a heartbeat with it)."""
     columns = (
         TextColumn("[bold]ingest"),
         BarColumn(),
@@ -229,7 +247,6 @@ def ingest_with_progress(
         TimeRemainingColumn(),
     )
     with Progress(*columns, console=console, transient=False) as progress:
-        total = len(documents) if isinstance(documents, Sized) else None
         task = progress.add_task("ingest", total=total, rate="")
 
         def update(stats: IngestStats) -> None:
@@ -239,13 +256,7 @@ def ingest_with_progress(
             if also is not None:
                 also(stats, rate)
 
-        return ingestor.ingest(
-            documents,
-            on_progress=update,
-            collection=collection,
-            replace=replace,
-            language=language,
-        )
+        yield update
 
 
 def ingest_summary(stats: IngestStats) -> str:

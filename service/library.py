@@ -251,6 +251,7 @@ class Library(Searcher):
         fmt: str | None = None,
         source_type: str = "",
         language: str | None = None,
+        ray: str | None = None,
     ) -> IngestStats:
         """Read a file or a folder tree (as ``anchorgraph ingest`` does), local or by URL
         (``s3://bucket/prefix``, ``file://``; docs/sources.md), and add it to ``collection``;
@@ -260,20 +261,43 @@ class Library(Searcher):
         store that fails part-way fails the call: what was written before stays, each document
         whole, and the same call again writes the rest (unchanged documents are skipped).
 
+        ``ray``: run it on a Ray cluster instead (``local``: one started on this machine for
+        the call; ``host:port``: the cluster whose head is there; a process that called
+        ``ray.init`` runs on its own), which writes the same graph (``anchorgraph.distributed``,
+        docs/deployment.md).
+
         Raises:
-            InvalidInput: no such local file or folder; a URL no installed package serves.
+            InvalidInput: no such local file or folder; a URL no installed package serves; no
+                Ray cluster at ``ray``, or Ray not installed.
             SourceUnavailable: the bucket or folder cannot be listed or read.
         """
         skipped: list[Skipped] = []
-        with reading(
-            self.runtime.settings,
-            path,
-            fmt=fmt,
-            source_type=source_type,
-            on_skip=skipped.append,
-            ahead=self.runtime.batch_size,
-        ) as documents:
-            stats = self.add(documents, collection=collection, replace=replace, language=language)
+        if ray is not None:
+            from anchorgraph.distributed import ingest_on_ray
+
+            stats = ingest_on_ray(
+                self.runtime,
+                path,
+                address=ray,
+                collection=collection,
+                replace=replace,
+                language=_declared(language),
+                fmt=fmt,
+                source_type=source_type,
+                on_skip=skipped.append,
+            )
+        else:
+            with reading(
+                self.runtime.settings,
+                path,
+                fmt=fmt,
+                source_type=source_type,
+                on_skip=skipped.append,
+                ahead=self.runtime.batch_size,
+            ) as documents:
+                stats = self.add(
+                    documents, collection=collection, replace=replace, language=language
+                )
         stats.warnings.extend(f"skipped {item.path}: {item.reason}" for item in skipped)
         return stats
 

@@ -155,6 +155,8 @@ class Runtime:
     indexes: list[IndexState]  # as found at start, every one ONLINE
     gazetteer: Path | None = None  # entities the extractor recognises besides spaCy's
     batch_size: int = 64  # documents per ingest transaction
+    # How ``embedder`` was made: what another process (a Ray worker) makes its own with.
+    embedder_factory: EmbedderFactory = default_embedder
 
     @cached_property
     def extractor(self) -> EntityExtractor:
@@ -226,6 +228,7 @@ def open_runtime(
                 indexes,
                 gazetteer=gazetteer or settings.gazetteer,
                 batch_size=batch_size,
+                embedder_factory=embedder_factory,
             )
             if writer:  # a bad gazetteer fails the start, not the first write
                 runtime.ingestor  # noqa: B018

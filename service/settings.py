@@ -160,6 +160,12 @@ class Settings(BaseSettings):
         "sync, while the model embeds and Neo4j writes what was read before; 0: one a core, "
         "1: read in the ingesting process.",
     )
+    ray_connect_timeout_s: float = Field(
+        default=10.0,
+        gt=0,
+        description="How long `ingest --ray ADDRESS` waits for the cluster's head to accept a "
+        "connection before it fails, nothing written (Ray itself would retry for minutes).",
+    )
     # A scanned PDF carries its pages as images: far more bytes per word than text.
     max_file_bytes: int = Field(
         default=50_000_000,

