@@ -14,10 +14,13 @@ Browser shows, are ``dict[str, Any]``.
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Any, Literal, TypedDict
 
-from neo4j.graph import Node, Path
-from neo4j.time import DateTime
+# Only as annotations: the statements' catalogue (and so a search's types, which a search through
+# the API prints) must not import the driver (tests/integration/test_cli_speed.py).
+if TYPE_CHECKING:
+    from neo4j.graph import Node, Path
+    from neo4j.time import DateTime
 
 FdLevelName = Literal["chunk", "document"]
 

@@ -91,7 +91,9 @@ def test_the_archive_as_files_goes_in_with_its_languages_pages_and_links(
     italian = {f.path for f in archive_files() if "lettera" in f.path}
     assert {path for path, code in languages.items() if code == "it"} == italian - {mixed}
     assert set(languages.values()) == {"pt", "it"}
-    declared = library.add([read_back[mixed]], collection="arquivo-files", language="it")  # type: ignore[list-item]
+    declared = library.add(
+        [read_back[mixed]], collection="arquivo-files", language="it", replace=True  # type: ignore[list-item]
+    )
     assert declared.written == 1
     assert all(r["ocr"] is not None for r in rows if r["id"].endswith(".png"))
     # Letters cite one another across formats: links from PDFs and Word files reach documents

@@ -173,12 +173,15 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
         entities: Sequence[EntityRecord],
         entity_vectors: Vectors,
         embedded_entities: Sequence[EntityRecord] = (),
+        **checks: Any,
     ) -> list[str]:
         assert collection == COLLECTION
         batches.append(
             graph_rows(collection, documents, entities, entity_vectors, embedded_entities)
         )
-        return write(graph, collection, documents, entities, entity_vectors, embedded_entities)
+        return write(
+            graph, collection, documents, entities, entity_vectors, embedded_entities, **checks
+        )
 
     # The ingestor writes through its module's name for it.
     monkeypatch.setattr("anchorgraph.loaders.ingest.write_documents", recording)

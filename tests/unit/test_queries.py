@@ -6,6 +6,8 @@ import re
 import typing
 
 import pytest
+from neo4j.graph import Node, Path
+from neo4j.time import DateTime
 
 from anchorgraph.graph.queries import (
     Query,
@@ -29,6 +31,10 @@ def test_every_statement_has_a_file_and_every_file_a_statement() -> None:
     assert len(set(names)) == len(names)
 
 
+# The driver's types the rows name, which anchorgraph.graph.rows imports for annotations only.
+DRIVER_TYPES = {"Node": Node, "Path": Path, "DateTime": DateTime}
+
+
 def keys(row: object) -> set[str]:
     """The keys of a TypedDict; none for any other type."""
     return set(getattr(row, "__required_keys__", set()) | getattr(row, "__optional_keys__", set()))
@@ -40,7 +46,7 @@ def columns(query: Statement[object]) -> set[str]:
     row = query.row
     listed = (
         typing.get_args(hint)[0]
-        for hint in typing.get_type_hints(row).values()
+        for hint in typing.get_type_hints(row, localns=DRIVER_TYPES).values()
         if typing.get_origin(hint) is list and typing.get_args(hint)
     )
     return keys(row).union(*map(keys, listed))

@@ -26,12 +26,13 @@ def test_a_dry_run_says_what_it_would_do() -> None:
 def test_a_sync_says_what_it_did_in_the_past_tense() -> None:
     # One of the two files to add was taken by another writer meanwhile: refused, not added.
     refused = Refusal("other.md", "file:///wiki/other.md", "file:///elsewhere/other.md")
-    stats = IngestStats(collection="wiki", written=2, replaced=1, unchanged=3, refused=[refused])
+    # The plan's three unchanged files were not read (their revision is the stored one).
+    stats = IngestStats(collection="wiki", written=2, replaced=1, refused=[refused])
     assert SyncReport(PLAN, stats, deleted=1).summary() == (
         "Synced: 1 added, 1 updated, 1 deleted, 3 unchanged, 1 refused (another origin, or "
         "another id; --replace replaces), 1 from elsewhere kept"
     )
-    nothing_refused = IngestStats(collection="wiki", written=3, replaced=1, unchanged=3)
+    nothing_refused = IngestStats(collection="wiki", written=3, replaced=1)
     assert SyncReport(PLAN, nothing_refused, deleted=1).summary() == (
         "Synced: 2 added, 1 updated, 1 deleted, 3 unchanged, 0 refused, 1 from elsewhere kept"
     )
