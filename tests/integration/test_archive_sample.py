@@ -92,7 +92,10 @@ def test_the_archive_as_files_goes_in_with_its_languages_pages_and_links(
     assert {path for path, code in languages.items() if code == "it"} == italian - {mixed}
     assert set(languages.values()) == {"pt", "it"}
     declared = library.add(
-        [read_back[mixed]], collection="arquivo-files", language="it", replace=True  # type: ignore[list-item]
+        [read_back[mixed]],  # type: ignore[list-item]
+        collection="arquivo-files",
+        language="it",
+        replace=True,
     )
     assert declared.written == 1
     assert all(r["ocr"] is not None for r in rows if r["id"].endswith(".png"))

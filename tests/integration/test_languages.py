@@ -107,9 +107,7 @@ def test_a_document_written_again_in_another_language_loses_its_old_labels(
     library: Library,
 ) -> None:
     # Written again on purpose (replace): the same id, declared in another language.
-    stats = library.add_text(
-        "carta.md", CARTA, collection="arquivo", language="it", replace=True
-    )
+    stats = library.add_text("carta.md", CARTA, collection="arquivo", language="it", replace=True)
     assert stats.written == 1  # the declaration is part of what the graph stores
     (row,) = run(
         library.graph,
