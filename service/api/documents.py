@@ -151,8 +151,11 @@ _REQUEST_BODY = {
             "in": "header",
             "required": False,
             "description": "* : create only, refused with 412 when the document exists (RFC "
-            "9110 §13.1.2).",
-            "schema": {"type": "string", "pattern": ENTITY_TAGS},
+            "9110 §13.1.2); or entity tags the stored version must not have. A value that is "
+            "neither names no version, so the condition holds.",
+            # No pattern: any value is taken (what is no entity tag matches nothing), as the
+            # description says, rather than some refused and some not.
+            "schema": {"type": "string"},
             "example": "*",
         },
     ],
