@@ -17,7 +17,7 @@ from starlette.datastructures import UploadFile
 from anchorgraph.api.deadline import answered_by
 from anchorgraph.api.deps import AccessDep, RuntimeDep, readable, writable
 from anchorgraph.api.errors import problems, quoted_etag, unreadable_json
-from anchorgraph.api.preconditions import ENTITY_TAGS, precondition
+from anchorgraph.api.preconditions import precondition
 from anchorgraph.api.schemas import (
     NO_NUL,
     VISIBLE_CHARACTER,
@@ -142,8 +142,10 @@ _REQUEST_BODY = {
             "description": "Replace only this version of the document: the ETag a GET or an "
             'earlier write answered ("9f2c4e1a…"), or * for whichever is stored (RFC 9110 '
             "§13.1.1). A write that names the stored version may replace a document of any "
-            "origin; naming another is refused with 412.",
-            "schema": {"type": "string", "pattern": ENTITY_TAGS},
+            "origin; naming another, or no entity tag at all, is refused with 412 (unless the "
+            "stored version is already exactly what is sent: unchanged).",
+            # No pattern, as for If-None-Match: the route judges every value (above).
+            "schema": {"type": "string"},
             "example": '"9f2c4e1a"',
         },
         {
