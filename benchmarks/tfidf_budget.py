@@ -42,7 +42,9 @@ from anchorgraph.text.terms import index_terms
 from benchmarks import synthetic
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
-BEFORE = 20_000  # the budget before 2026-12-04, under which the rarest term always walked
+# The rule this benchmark compares against: a fixed budget of postings, under which the rarest
+# term always walked.
+BEFORE = 20_000
 SCALES = (100_000, 1_000_000)
 
 
