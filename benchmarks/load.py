@@ -221,7 +221,7 @@ def api_processes(settings: Settings, workers: int, gazetteer: Path | None) -> I
     if gazetteer is not None:
         environment["ANCHORGRAPH_GAZETTEER"] = str(gazetteer)
     command = [
-        sys.executable, "-c", "from anchorgraph.cli import main; main()", "serve",
+        sys.executable, "-c", "from anchorgraph.cli.main import main; main()", "serve",
         "--host", "127.0.0.1", "--port", str(port), "--workers", str(workers),
     ]  # fmt: skip
     url = f"http://127.0.0.1:{port}"

@@ -115,9 +115,9 @@ CLI_WIDTH = 160
 
 @pytest.fixture(autouse=True, scope="session")
 def _cli_width() -> None:
-    from anchorgraph import cli_output
+    from anchorgraph.cli import output
 
-    cli_output.console.width = cli_output.err.width = CLI_WIDTH
+    output.console.width = output.err.width = CLI_WIDTH
 
 
 # What loading a model imports: sentence-transformers (the embedding model; no test module

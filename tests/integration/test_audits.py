@@ -243,7 +243,7 @@ def test_cli_length_and_tiers_print_tables_and_write_plots(
 ) -> None:
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     ingestor.ingest(tiered(by_length=True))

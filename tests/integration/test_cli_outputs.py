@@ -16,8 +16,8 @@ from typer.testing import CliRunner
 from uvicorn_thread import served
 
 from anchorgraph.app import create_app
-from anchorgraph.cli import app
-from anchorgraph.cli_output import console
+from anchorgraph.cli.main import app
+from anchorgraph.cli.output import console
 from anchorgraph.embedding import HashEmbedder
 from anchorgraph.graph.driver import neo4j_auth
 from anchorgraph.graph.gateway import Graph

@@ -64,7 +64,7 @@ def test_two_folders_with_a_readme_through_the_command_line(
 ) -> None:
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     kb1 = write(tmp_path / "kb1", {"README.md": README_1, "pump.md": "# Pump\n\nP-100.\n"})
@@ -305,7 +305,7 @@ def test_sync_through_the_command_line(
 ) -> None:
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     wiki = write(tmp_path / "wiki", {"a.md": "# A\n\nAlpha.\n", "b.md": "# B\n\nBeta.\n"})

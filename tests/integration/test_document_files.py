@@ -228,7 +228,7 @@ def test_the_command_line_refuses_a_corrupt_file_before_writing(
 ) -> None:
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     locked = tmp_path / "locked.pdf"

@@ -185,7 +185,7 @@ def test_rest_and_cli_expand(
 
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
@@ -214,7 +214,7 @@ def test_ingest_links_titles_and_expansion_follows_them(
 
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)

@@ -21,7 +21,7 @@ from typer.testing import CliRunner
 from uvicorn_thread import served
 
 from anchorgraph.app import create_app
-from anchorgraph.cli import app as cli
+from anchorgraph.cli.main import app as cli
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
 from anchorgraph.loaders.read import read_bytes

@@ -492,8 +492,9 @@ def ingest_command(settings: Settings, folder: Path) -> tuple[list[str], dict[st
         "ANCHORGRAPH_EMBEDDING_ONNX_QUERIES": "false",  # batches embed through torch anyway
     }
     command = [
-        sys.executable, "-c", "from anchorgraph.cli import main; main()", "ingest", str(folder),
-        "--batch-size", "3", "--threads", "1", "--gazetteer", str(sample_gazetteer()),
+        sys.executable, "-c", "from anchorgraph.cli.main import main; main()",
+        "ingest", str(folder), "--batch-size", "3", "--threads", "1",
+        "--gazetteer", str(sample_gazetteer()),
     ]  # fmt: skip
     return command, environment
 

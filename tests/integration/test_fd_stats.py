@@ -161,7 +161,7 @@ def test_fd_commands(
 ) -> None:
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)

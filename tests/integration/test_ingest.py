@@ -373,7 +373,7 @@ def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
     import torch
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     folder = tmp_path / "notes"

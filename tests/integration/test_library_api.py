@@ -45,7 +45,7 @@ def library(graph: Graph, settings: Settings, embedder: Embedder) -> Iterator[Li
 def test_the_sample_is_written_once_whoever_loads_it(
     library: Library, settings: Settings, embedder: Embedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from anchorgraph.cli import _load_sample  # what `anchorgraph run` (`make run`) does
+    from anchorgraph.cli.serve import _load_sample  # what `anchorgraph run` (`make run`) does
     from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)

@@ -111,7 +111,7 @@ def test_cli_export_and_pagerank(
 ) -> None:
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
     from anchorgraph.graph.driver import neo4j_auth
 
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)

@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 from uvicorn_thread import served
 
 from anchorgraph.app import create_app
-from anchorgraph.cli import app
-from anchorgraph.cli_output import console
+from anchorgraph.cli.main import app
+from anchorgraph.cli.output import console
 from anchorgraph.embedding import Embedder
 from anchorgraph.library import open_library
 from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE

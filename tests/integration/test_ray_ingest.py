@@ -142,7 +142,7 @@ def test_no_cluster_at_the_address_is_a_clear_error_with_nothing_written(
         library.ingest(folder, collection="nowhere", ray=address)
     assert not ingested(clean_graph, "nowhere").documents
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
 
     done = CliRunner().invoke(app, ["ingest", str(folder), "--ray", address])
     assert done.exit_code == 1 and "no Ray cluster answers" in done.output

@@ -267,7 +267,7 @@ def test_a_listing_of_more_than_one_page_is_streamed_and_read_whole(
 
 # --- bad input: a clear message, exit 1, nothing written ------------------------------------------
 def _run(*arguments: str) -> Any:
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
 
     return CliRunner().invoke(app, list(arguments), terminal_width=200)
 

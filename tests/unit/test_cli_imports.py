@@ -1,7 +1,7 @@
 """The command line's help imports nothing heavy: `anchorgraph --help` and every command's
 `--help` run in a fresh interpreter without the driver, the model's libraries, spaCy, scipy,
 matplotlib, numpy or typer's rich help layout (each command imports what it uses when it runs;
-service/cli_output.py)."""
+service/cli/output.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from anchorgraph.cli_output import DEFAULT
+from anchorgraph.cli.output import DEFAULT
 from anchorgraph.scope import DEFAULT_COLLECTION
 
 ANCHORGRAPH = Path(sys.executable).parent / "anchorgraph"
@@ -39,7 +39,7 @@ EVERY_HELP = """
 import json, sys
 import typer
 from typer.testing import CliRunner
-from anchorgraph.cli import app
+from anchorgraph.cli.main import app
 
 def paths(command, prefix):
     yield prefix
@@ -78,7 +78,7 @@ def test_every_help_imports_nothing_heavy() -> None:
     )
     assert all(helps[path] == [0, True] for path in helps), helps
     assert report["loaded"] == []
-    # For the same reason cli_output writes the default collection out rather than import
+    # For the same reason cli/output.py writes the default collection out rather than import
     # anchorgraph.scope (and pydantic with it): the two must agree.
     assert DEFAULT == DEFAULT_COLLECTION
 
@@ -99,5 +99,5 @@ def test_the_installed_command_imports_nothing_heavy_for_its_help() -> None:
         for line in done.stderr.splitlines()
         if line.startswith("import time:") and "|" in line
     }
-    assert "anchorgraph.cli" in imported  # the listing is of this program's imports
+    assert "anchorgraph.cli.main" in imported  # the listing is of this program's imports
     assert {name.split(".")[0] for name in imported} & set(HEAVY) == set()

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import typer
 
-from anchorgraph.cli_output import clear_errors, refuse
+from anchorgraph.cli.output import clear_errors, refuse
 from anchorgraph.errors import InvalidInput
 
 LONG = (
@@ -32,7 +32,7 @@ def test_our_errors_end_the_command_with_their_message(capsys: pytest.CaptureFix
 def test_skipped_files_and_warnings_are_printed_as_written(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from anchorgraph.cli import _print_ingest, _print_skipped
+    from anchorgraph.cli.ingest import _print_ingest, _print_skipped
     from anchorgraph.loaders.ingest import IngestStats
     from anchorgraph.loaders.read import Skipped
 
@@ -45,8 +45,8 @@ def test_skipped_files_and_warnings_are_printed_as_written(
 def test_a_search_hit_keeps_its_whole_path_in_a_narrow_console(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from anchorgraph.cli import _print_result
-    from anchorgraph.cli_output import console
+    from anchorgraph.cli.output import console
+    from anchorgraph.cli.search import _print_result
     from anchorgraph.retrieval.types import Hit, Mode, SearchResult
 
     path = "archive/projects/alpha/meeting-notes/2025/quarterly-review-final.pdf"

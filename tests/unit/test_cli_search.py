@@ -10,8 +10,9 @@ import pytest
 from pydantic import BaseModel
 from typer.testing import CliRunner
 
-from anchorgraph import cli
-from anchorgraph.cli_search import (
+from anchorgraph.cli import search
+from anchorgraph.cli.main import app
+from anchorgraph.cli.search_flags import (
     FLAGS_FILE,
     NOT_A_FLAG,
     OWN_WAY,
@@ -24,8 +25,8 @@ from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
 
 
 def test_the_flags_file_is_what_the_model_gives() -> None:
-    """Regenerate with `python -m anchorgraph.cli_search > service/search_flags.json`."""
-    shipped = resources.files("anchorgraph").joinpath(FLAGS_FILE).read_text("utf-8")
+    """Regenerate with `python -m anchorgraph.cli.search_flags > service/cli/search_flags.json`."""
+    shipped = resources.files("anchorgraph.cli").joinpath(FLAGS_FILE).read_text("utf-8")
     assert shipped == flags_json(SearchOptions, FLAT_NAMES)
 
 
@@ -53,7 +54,7 @@ def test_a_field_that_is_no_flag_is_refused_by_name() -> None:
 
 
 def test_the_help_shows_each_field_with_its_description_and_range() -> None:
-    shown = CliRunner().invoke(cli.app, ["search", "--help"], terminal_width=200)
+    shown = CliRunner().invoke(app, ["search", "--help"], terminal_width=200)
     assert shown.exit_code == 0
     for flag in read_flags():
         assert flag.option in shown.output
@@ -70,7 +71,7 @@ def searched(monkeypatch: pytest.MonkeyPatch) -> list[SearchOptions]:
         seen.append(options)
         raise SystemExit(0)
 
-    monkeypatch.setattr(cli, "_search_here", capture)
+    monkeypatch.setattr(search, "_search_here", capture)
     return seen
 
 
@@ -80,7 +81,7 @@ def test_given_flags_reach_the_options_and_the_rest_keep_the_model_defaults(
     arguments = ["search", "pump valve", "-k", "3", "--level", "document", "--fd-lambda", "0.3"]
     arguments += ["--expand", "--expand-top", "5", "--paths", "dense", "--paths", "bm25"]
     arguments += ["--folder", "lab", "-c", "sample"]
-    done = CliRunner().invoke(cli.app, arguments)
+    done = CliRunner().invoke(app, arguments)
     assert done.exit_code == 0, done.output
     (options,) = searched
     assert (options.query, options.k, options.level, options.fd.weight) == (
@@ -97,9 +98,9 @@ def test_given_flags_reach_the_options_and_the_rest_keep_the_model_defaults(
 def test_a_switch_on_by_default_is_turned_off_by_its_no_form(
     searched: list[SearchOptions],
 ) -> None:
-    plain = CliRunner().invoke(cli.app, ["search", "pump valve"])
+    plain = CliRunner().invoke(app, ["search", "pump valve"])
     assert plain.exit_code == 0, plain.output
-    done = CliRunner().invoke(cli.app, ["search", "pump valve", "--no-expand", "--no-bridge"])
+    done = CliRunner().invoke(app, ["search", "pump valve", "--no-expand", "--no-bridge"])
     assert done.exit_code == 0, done.output
     default, off = searched
     assert (default.expand.links, default.expand.bridges) == (True, True)
@@ -109,7 +110,7 @@ def test_a_switch_on_by_default_is_turned_off_by_its_no_form(
 def test_a_value_the_model_refuses_ends_the_command_before_any_search(
     searched: list[SearchOptions],
 ) -> None:
-    done = CliRunner().invoke(cli.app, ["search", "x", "--expand-depth", "9", "--mode", "magic"])
+    done = CliRunner().invoke(app, ["search", "x", "--expand-depth", "9", "--mode", "magic"])
     assert done.exit_code == 2
     assert "expand.depth: Input should be less than or equal to 3" in done.output
     assert "mode: Input should be" in done.output
@@ -118,7 +119,7 @@ def test_a_value_the_model_refuses_ends_the_command_before_any_search(
 
 def test_a_refusal_quotes_the_model_s_pattern_whole(searched: list[SearchOptions]) -> None:
     """Brackets in the model's words are text, not terminal markup."""
-    done = CliRunner().invoke(cli.app, ["search", "x", "-c", "Bad"])
+    done = CliRunner().invoke(app, ["search", "x", "-c", "Bad"])
     assert done.exit_code == 2
     assert "'^[a-z0-9][a-z0-9_-]{0,62}$'" in done.output
     assert not searched
@@ -144,14 +145,14 @@ def test_api_takes_a_url_or_none_for_the_configured_one(
         asked.append((given, options))
         raise SystemExit(0)
 
-    monkeypatch.setattr(cli, "_search_api", capture)
-    done = CliRunner().invoke(cli.app, ["search", *arguments])
+    monkeypatch.setattr(search, "_search_api", capture)
+    done = CliRunner().invoke(app, ["search", *arguments])
     assert done.exit_code == 0, done.output
     ((given, options),) = asked
     assert (given, options.query, options.k) == (url, "pump valve", k)
 
 
 def test_a_query_after_a_double_dash_may_say_api(searched: list[SearchOptions]) -> None:
-    done = CliRunner().invoke(cli.app, ["search", "--", "--api"])
+    done = CliRunner().invoke(app, ["search", "--", "--api"])
     assert done.exit_code == 0, done.output
     assert searched[0].query == "--api"

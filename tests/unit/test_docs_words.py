@@ -107,7 +107,7 @@ def test_the_command_line_help_speaks_plainly() -> None:
     import typer
     from typer.testing import CliRunner
 
-    from anchorgraph.cli import app
+    from anchorgraph.cli.main import app
 
     def paths(command: Any, path: list[str]) -> list[list[str]]:
         # Typer 0.29 carries its own click; its groups are the commands with sub-commands.

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from typer.testing import CliRunner
 
-from anchorgraph.cli import app
+from anchorgraph.cli.main import app
 from anchorgraph.loaders.ingest import document_language
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.retrieval.analysis import query_language

@@ -79,7 +79,7 @@ def test_the_wheel_installs_one_top_level_name(wheel: zipfile.ZipFile) -> None:
     tops = {name.split("/")[0] for name in wheel.namelist()}
     assert {top for top in tops if not top.endswith(".dist-info")} == {"anchorgraph"}
     entry_points = next(n for n in wheel.namelist() if n.endswith("entry_points.txt"))
-    assert "anchorgraph = anchorgraph.cli:main" in wheel.read(entry_points).decode()
+    assert "anchorgraph = anchorgraph.cli.main:main" in wheel.read(entry_points).decode()
 
 
 def test_the_wheel_carries_every_file_the_package_reads(wheel: zipfile.ZipFile) -> None:

@@ -12,7 +12,7 @@ import pytest
 from typer.testing import CliRunner
 
 from anchorgraph.api.schemas import DocumentIn, UploadFields
-from anchorgraph.cli import app
+from anchorgraph.cli.main import app
 from anchorgraph.errors import UnsupportedFormat
 from anchorgraph.loaders.formats import (
     FORMATS,

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Annotated, TypeVar
 import typer
 from rich.table import Table
 
-from anchorgraph.cli_output import (
+from anchorgraph.cli.output import (
     DEFAULT,
     CollectionOption,
     clear_errors,

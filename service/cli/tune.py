@@ -12,7 +12,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 from rich.table import Table
 
-from anchorgraph.cli_output import (
+from anchorgraph.cli.output import (
     DEFAULT,
     CollectionOption,
     clear_errors,

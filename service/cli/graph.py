@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.table import Table
 
-from anchorgraph.cli_output import (
+from anchorgraph.cli.output import (
     DEFAULT,
     CollectionOption,
     clear_errors,

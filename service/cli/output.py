@@ -1,6 +1,6 @@
 """What every ``anchorgraph`` command prints with: the consoles, and our errors as a message and
-an exit code instead of a traceback (shared by ``anchorgraph.cli`` and ``anchorgraph.cli_audit``);
-and the settings, read when a command runs.
+an exit code instead of a traceback (shared by every module of ``anchorgraph.cli``); and the
+settings, read when a command runs.
 
 The command modules import nothing at the top that ``anchorgraph --help`` does not need: each
 command imports what it uses when it runs (pydantic-settings alone takes a third of a second to
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -100,3 +101,14 @@ CollectionOption = Annotated[
 # anchorgraph.scope.DEFAULT_COLLECTION written out, since anchorgraph.scope imports pydantic
 # (tests/unit/test_cli_imports.py checks that the two agree).
 DEFAULT = "default"
+
+# The options of the commands that work on a BEIR dataset's evaluation graph (`eval`,
+# `fd fit-authority`).
+DatasetOption = Annotated[
+    Path,
+    typer.Option(exists=True, file_okay=False, help="A BEIR folder (corpus, queries, qrels)."),
+]
+SplitOption = Annotated[str, typer.Option(help="A qrels file stem: train, dev, ...")]
+KeepServerOption = Annotated[
+    bool, typer.Option(help="Leave the evaluation Neo4j running for the next run.")
+]

@@ -5,10 +5,11 @@ model is a flag without a line here, and the model alone decides defaults and re
 left out is not sent). A flag is named by the field's first, flat name where it had one
 (``--expand-depth``, ``--fd-lambda``: ``FLAT_NAMES``), else by its path (``--fusion-method``).
 
-The command reads the flags from ``search_flags.json``, which ``python -m anchorgraph.cli_search``
-writes from the model: reading the model itself would import pydantic and the retrieval types
-into the start of every command, help included (~140 ms, where the whole help takes ~60), and a
-unit test keeps the file equal to what the model gives (tests/unit/test_cli_search.py).
+The command reads the flags from ``search_flags.json`` beside this module, which ``python -m
+anchorgraph.cli.search_flags`` writes from the model: reading the model itself would import
+pydantic and the retrieval types into the start of every command, help included (~140 ms, where
+the whole help takes ~60), and a unit test keeps the file equal to what the model gives
+(tests/unit/test_cli_search.py).
 """
 
 from __future__ import annotations
@@ -91,7 +92,7 @@ def request(flags: list[SearchFlag], given: dict[str, Any]) -> dict[str, Any]:
 
 def read_flags() -> list[SearchFlag]:
     """The flags as ``search_flags.json`` lists them."""
-    text = resources.files("anchorgraph").joinpath(FLAGS_FILE).read_text("utf-8")
+    text = resources.files("anchorgraph.cli").joinpath(FLAGS_FILE).read_text("utf-8")
     return [
         SearchFlag(
             flag["name"], tuple(flag["path"]), flag["kind"], flag["help"], tuple(flag["choices"])
@@ -215,7 +216,7 @@ def flags_json(model: type[BaseModel], flat_names: dict[str, tuple[str, str]]) -
     return json.dumps(flags, indent=1, ensure_ascii=False) + "\n"
 
 
-if __name__ == "__main__":  # python -m anchorgraph.cli_search > service/search_flags.json
+if __name__ == "__main__":  # python -m anchorgraph.cli.search_flags > service/cli/search_flags.json
     from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
 
     print(flags_json(SearchOptions, FLAT_NAMES), end="")
