@@ -8,10 +8,10 @@ cluster::
                                     a GPU each      one transaction a batch)
                                     where there are)
 
-- **list**: one task streams the source's listing (``anchorgraph.loaders.read.folder_files``), cut
-  into blocks of ``files_per_task`` files;
-- **read, decide, parse**: a task per block on any free CPU reads its files (and OCRs its
-  scans), skips the documents whose content hash the graph holds (``Ingestor.decide``: a
+- **list**: one task streams the source's listing (``anchorgraph.loaders.read.folder_files``), a
+  file a block (``_pipeline`` says why);
+- **read, decide, parse**: a task per ``files_per_task`` files on any free CPU reads them (and
+  OCRs the scans), skips the documents whose content hash the graph holds (``Ingestor.decide``: a
   resumed run passes over what an earlier one wrote without reading the model) and chunks them
   and finds their entities, triples and claims (``Ingestor.parse``);
 - **embed**: an actor pool, each actor loading the model once, on a GPU where the cluster has
@@ -64,7 +64,8 @@ if TYPE_CHECKING:
     from ray.data import Dataset
 
 LOCAL = "local"  # --ray local: a cluster of this machine alone, started for the run
-PARSE_TASK_MEMORY = 512 * 2**20  # bytes: spaCy's small English pipeline and a file being read
+PARSE_TASK_MEMORY = 768 * 2**20  # bytes: a worker with spaCy's small English pipeline, reading
+ONE_ITEM_A_BLOCK = 1  # byte: a block's target size that any item exceeds
 
 # What flows between the stages, one item a row: a file to read, a document, a parsed or
 # embedded one, or a report for the driver (stats, a skipped file).
@@ -192,9 +193,6 @@ def _cluster(address: str, settings: Settings) -> Iterator[int]:
     if started:
         ray.init(address=address, include_dashboard=False, logging_level=logging.WARNING)
     try:
-        context = ray.data.DataContext.get_current()
-        context.execution_options.preserve_order = True
-        context.enable_progress_bars = False  # the driver reports progress (on_progress)
         yield int(_resources().get("GPU", 0))
     finally:
         if started:
@@ -242,7 +240,7 @@ def _pipeline(job: RayJob) -> Dataset:
     parsed = listed.map_batches(
         _read_and_parse,
         fn_args=(job,),
-        batch_size=None,
+        batch_size=job.files_per_task,
         batch_format="numpy",
         num_cpus=1,
         memory=PARSE_TASK_MEMORY,
@@ -270,6 +268,17 @@ def _pipeline(job: RayJob) -> Dataset:
         compute=ActorPoolStrategy(size=job.writers),
         num_cpus=0,  # waiting on Neo4j: they never keep a task from a core
     )
+    # The run's own settings (a Dataset keeps a copy of the context it was made in: other
+    # datasets of this process are left as they are).
+    context = written.context
+    context.execution_options.preserve_order = True
+    context.enable_progress_bars = False  # the driver reports progress (on_progress)
+    # Ray Data packs what a task yields into blocks of up to ``target_max_block_size`` bytes
+    # and sizes a Python object by its shell (ray/data/_internal/output_buffer.py): at its
+    # default a whole listing is one block, read and parsed by one task, and no stage's report
+    # reaches the driver before that stage has done everything. One item a block: each stage's
+    # ``batch_size`` alone makes its tasks, and they stream from the first file listed.
+    context.target_max_block_size = ONE_ITEM_A_BLOCK
     return written
 
 
@@ -336,7 +345,8 @@ def _listing(job: RayJob) -> Any:
 
 
 def _listed_blocks(job: RayJob) -> Iterator[Any]:
-    """The listing in blocks of ``files_per_task`` rows, each made once its page is listed."""
+    """The listing as it is made, ``files_per_task`` rows a frame (Ray cuts them into a row a
+    block: ``_pipeline``)."""
     import pandas as pd  # type: ignore[import-untyped]  # Ray's own dependency
 
     source = job.source

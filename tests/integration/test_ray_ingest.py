@@ -1,15 +1,17 @@
 """Ingestion on a real Ray cluster (``anchorgraph.distributed``): a local cluster of two CPUs
 started by the module on loopback, reading a folder and an ``s3://`` prefix of the SeaweedFS the
 tests start, into the real Neo4j. The graph it builds is the one the in-process ingest builds,
-and a second run writes nothing; a cluster address where none answers is a clear error with
-nothing written."""
+and a second run writes nothing; a run stopped part-way leaves whole documents only, and run
+again writes nothing twice and loses nothing; a cluster address where none answers is a clear
+error with nothing written."""
 
 from __future__ import annotations
 
 import dataclasses
 import os
+import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
@@ -17,11 +19,14 @@ import s3fs
 from objectstore.seaweedfs import SeaweedFS
 from typer.testing import CliRunner
 
+from anchorgraph.distributed import ingest_on_ray
+from anchorgraph.embedding import HashEmbedder, Vectors
 from anchorgraph.errors import InvalidInput
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.local_server import free_port
 from anchorgraph.library import Library
-from anchorgraph.runtime import Runtime
+from anchorgraph.loaders.ingest import IngestStats
+from anchorgraph.runtime import EmbedderFactory, Runtime
 from benchmarks.collection_graph import ingested
 
 ray = pytest.importorskip("ray", reason="the `ray` extra (make setup installs it)")
@@ -30,6 +35,7 @@ pytestmark = pytest.mark.integration
 
 FILES = 12
 BATCH = 3
+HOLD_S = 300  # at most: a run that writes nothing before the held document fails, not hangs
 
 
 @pytest.fixture(scope="module")
@@ -132,6 +138,71 @@ def test_a_ray_ingest_builds_the_graph_the_in_process_ingest_builds(
 
     again = library.ingest(location, collection="there", ray="local")
     assert (again.written, again.unchanged) == (0, FILES)
+
+
+def _held_back(text: str, gate: Path) -> EmbedderFactory:
+    """The session's hash embedder, except that a batch with a text holding ``text`` waits
+    for ``gate`` to exist: the run's embedding stage stops at that document. The class is made
+    here, not at the module's top, because Ray's workers cannot import a test module and
+    cloudpickle sends a function's own class by value."""
+
+    class HeldBack(HashEmbedder):
+        def embed(self, texts: Sequence[str]) -> Vectors:
+            if any(text in each for each in texts):
+                waited = time.monotonic() + HOLD_S
+                while not gate.exists():
+                    if time.monotonic() > waited:
+                        raise TimeoutError(f"held {HOLD_S} s: nothing before it was written")
+                    time.sleep(0.05)
+            return super().embed(texts)
+
+    return lambda _: HeldBack(dimension=384)
+
+
+class Stop(Exception):
+    """The caller ending the run, as Ctrl-C does."""
+
+
+@pytest.mark.usefixtures("cluster")
+def test_a_ray_ingest_stopped_part_way_and_run_again_writes_nothing_twice_and_loses_nothing(
+    library: Library, small_batches: Runtime, clean_graph: Graph, tmp_path: Path
+) -> None:
+    files = 3 * FILES
+    folder = _notes(tmp_path / "many", files=files)
+    library.ingest(folder, collection="whole")
+    whole = ingested(clean_graph, "whole")
+
+    # The embedding of pump 20 (the eleventh file listed) waits while the run goes on, writes
+    # what comes before it in order, and is stopped by its caller at the first batch written.
+    gate = tmp_path / "gate"
+    held = dataclasses.replace(
+        small_batches, embedder_factory=_held_back("serviced it in 2020", gate)
+    )
+
+    def stop(stats: IngestStats) -> None:
+        raise Stop
+
+    try:
+        with pytest.raises(Stop):
+            ingest_on_ray(
+                held, folder, collection="resumed", files_per_task=BATCH, on_progress=stop
+            )
+    finally:
+        gate.touch()
+    stopped = ingested(clean_graph, "resumed")
+    assert 0 < len(stopped.documents) < files
+    assert "site 0/pump-20.md" not in stopped.documents
+    # Only whole documents: each as the uninterrupted run wrote it, no chunk without one.
+    assert stopped.documents.items() <= whole.documents.items()
+    assert stopped.nodes["Chunk"] == sum(len(chunks) for _, chunks in stopped.documents.values())
+
+    again = library.ingest(folder, collection="resumed", ray="local")
+    # What the stopped run wrote is passed over, never written again; the rest is written.
+    assert (again.unchanged, again.replaced) == (len(stopped.documents), 0)
+    assert again.written == files - len(stopped.documents)
+    resumed = ingested(clean_graph, "resumed")
+    assert resumed.graph() == whole.graph()
+    assert resumed.same_vectors(whole)
 
 
 def test_no_cluster_at_the_address_is_a_clear_error_with_nothing_written(
