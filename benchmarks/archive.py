@@ -31,7 +31,7 @@ from anchorgraph.graph.local_server import LocalNeo4j, throwaway_settings
 from anchorgraph.ingestion import archive_corpus, archive_questions, read_all
 from anchorgraph.library import Library, open_library
 from anchorgraph.loaders.model import SourceDocument
-from anchorgraph.retrieval.types import Mode
+from anchorgraph.retrieval.options import Mode
 
 COLLECTIONS = {"arquivo": None, "arquivo-en": "en"}  # collection → the language declared
 MODES: dict[str, Mode] = {"bm25": Mode.BM25, "hybrid": Mode.HYBRID}

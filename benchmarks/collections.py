@@ -67,9 +67,9 @@ from anchorgraph.library import Library, open_library
 from anchorgraph.loaders.graph_writer import graph_rows
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import Mode, SearchOptions
 from anchorgraph.retrieval.paths.base import index_depth, vector_index_plan
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import Mode, SearchOptions
 from anchorgraph.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
 from anchorgraph.scope import FULL_ACCESS, collection_name
 from anchorgraph.settings import Settings

@@ -37,8 +37,8 @@ from rich.console import Console
 from anchorgraph.engine import SchemaMode
 from anchorgraph.evaluation.datasets import load_split
 from anchorgraph.evaluation.run import EvalConfig, eval_server
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import SearchOptions
 from anchorgraph.runtime import Runtime, open_runtime
 
 BUDGET_MS = 3.0  # the default search's p50 may grow by this much over the flat default's

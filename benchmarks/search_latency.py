@@ -65,8 +65,9 @@ from anchorgraph.loaders.graph_writer import graph_rows, write_documents
 from anchorgraph.loaders.ingest import IngestStats
 from anchorgraph.loaders.read import read_path
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import Mode, SearchOptions
+from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import Mode, PathName, SearchOptions
 from anchorgraph.runtime import Runtime, default_embedder, open_runtime, startup_objects_frozen
 from anchorgraph.scope import DEFAULT_COLLECTION
 from anchorgraph.settings import Settings

@@ -48,14 +48,14 @@ if TYPE_CHECKING:
     from anchorgraph.library import open_search as open_search
     from anchorgraph.loaders.ingest import IngestStats as IngestStats
     from anchorgraph.loaders.model import SourceDocument as SourceDocument
-    from anchorgraph.retrieval.types import ExpandOptions as ExpandOptions
-    from anchorgraph.retrieval.types import FdOptions as FdOptions
-    from anchorgraph.retrieval.types import FeedbackOptions as FeedbackOptions
-    from anchorgraph.retrieval.types import Filters as Filters
-    from anchorgraph.retrieval.types import FusionOptions as FusionOptions
-    from anchorgraph.retrieval.types import Hit as Hit
-    from anchorgraph.retrieval.types import SearchOptions as SearchOptions
-    from anchorgraph.retrieval.types import SearchResult as SearchResult
+    from anchorgraph.retrieval.options import SearchOptions as SearchOptions
+    from anchorgraph.retrieval.results import Hit as Hit
+    from anchorgraph.retrieval.results import SearchResult as SearchResult
+    from anchorgraph.retrieval.stage_options import ExpandOptions as ExpandOptions
+    from anchorgraph.retrieval.stage_options import FdOptions as FdOptions
+    from anchorgraph.retrieval.stage_options import FeedbackOptions as FeedbackOptions
+    from anchorgraph.retrieval.stage_options import Filters as Filters
+    from anchorgraph.retrieval.stage_options import FusionOptions as FusionOptions
     from anchorgraph.runtime import Runtime as Runtime
     from anchorgraph.runtime import open_runtime as open_runtime
     from anchorgraph.settings import Settings as Settings
@@ -75,14 +75,14 @@ _LAZY = {
     "open_search": "anchorgraph.library",
     "IngestStats": "anchorgraph.loaders.ingest",
     "SourceDocument": "anchorgraph.loaders.model",
-    "ExpandOptions": "anchorgraph.retrieval.types",
-    "FdOptions": "anchorgraph.retrieval.types",
-    "FeedbackOptions": "anchorgraph.retrieval.types",
-    "Filters": "anchorgraph.retrieval.types",
-    "FusionOptions": "anchorgraph.retrieval.types",
-    "Hit": "anchorgraph.retrieval.types",
-    "SearchOptions": "anchorgraph.retrieval.types",
-    "SearchResult": "anchorgraph.retrieval.types",
+    "ExpandOptions": "anchorgraph.retrieval.stage_options",
+    "FdOptions": "anchorgraph.retrieval.stage_options",
+    "FeedbackOptions": "anchorgraph.retrieval.stage_options",
+    "Filters": "anchorgraph.retrieval.stage_options",
+    "FusionOptions": "anchorgraph.retrieval.stage_options",
+    "Hit": "anchorgraph.retrieval.results",
+    "SearchOptions": "anchorgraph.retrieval.options",
+    "SearchResult": "anchorgraph.retrieval.results",
     "Runtime": "anchorgraph.runtime",
     "open_runtime": "anchorgraph.runtime",
     "Settings": "anchorgraph.settings",

@@ -24,35 +24,31 @@ from anchorgraph.loaders.title_links import LinkReport, link_corpus
 from anchorgraph.loaders.title_pass import link_titles_in_graph
 from anchorgraph.retrieval.analysis import prepare
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.defaults import DOCUMENT_PATH_WEIGHTS
 from anchorgraph.retrieval.density import fd_reranked
 from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE, NoMatchRule, evidence_kinds
 from anchorgraph.retrieval.feedback import rocchio
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.lucene import escape_lucene
 from anchorgraph.retrieval.normalise import Normalisation
+from anchorgraph.retrieval.options import Mode
+from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.pipeline import search
+from anchorgraph.retrieval.results import FdScore
+from anchorgraph.retrieval.stage_options import (
+    ExpandOptions,
+    FdOptions,
+    FeedbackOptions,
+    FusionOptions,
+    SignalWeightsIn,
+)
 from anchorgraph.retrieval.stages import (
     multisignal_pool,
     multisignal_ranking,
     rank_candidates,
     retrieve,
 )
-from anchorgraph.retrieval.types import (
-    DOCUMENT_PATH_WEIGHTS,
-    AnalyzedQuery,
-    Candidate,
-    DetectedEntity,
-    ExpandOptions,
-    FdOptions,
-    FdScore,
-    FeedbackOptions,
-    FusionOptions,
-    Mode,
-    PathName,
-    Ranked,
-    Ranking,
-    SignalWeightsIn,
-)
+from anchorgraph.retrieval.values import AnalyzedQuery, Candidate, DetectedEntity, Ranked, Ranking
 from anchorgraph.runtime import startup_objects_frozen
 from anchorgraph.scope import DEFAULT_COLLECTION, local_id
 from anchorgraph.text.language import Language

@@ -30,18 +30,21 @@ from anchorgraph.graph.gateway import Graph, row_values, run_in, single_in
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.fd_read import Level
+from anchorgraph.retrieval.options import Mode, SearchOptions
+from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.pipeline import search
 from anchorgraph.retrieval.stages import rank_candidates, retrieve
 from anchorgraph.retrieval.tuning import (
     MIN_JUDGED_QUERIES,
+    CollectionRanking,
     Judged,
+    LevelFit,
     Scales,
     fit,
     grid,
     held_out,
     ndcg_at,
 )
-from anchorgraph.retrieval.types import CollectionRanking, LevelFit, Mode, PathName, SearchOptions
 from anchorgraph.scope import collection_name, local_id, scoped
 
 LEVELS: tuple[Level, ...] = ("document", "chunk")

@@ -51,14 +51,9 @@ from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import Skipped, read_bytes
 from anchorgraph.loaders.sync import SyncPlan, SyncReport, run_sync
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import FLAT_NAMES, GROUP_MODELS, SearchOptions, nested
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import (
-    FLAT_NAMES,
-    GROUP_MODELS,
-    SearchOptions,
-    SearchResult,
-    nested,
-)
+from anchorgraph.retrieval.results import SearchResult
 from anchorgraph.runtime import (
     EmbedderFactory,
     Runtime,

@@ -6,7 +6,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from anchorgraph.library import Searcher, grouped
-from anchorgraph.retrieval.types import Hit, SearchOptions, SearchResult
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.results import Hit, SearchResult
 
 # A stand-in query that lets fixed options be validated before any query is known.
 _PROBE_QUERY = "options check"

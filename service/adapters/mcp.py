@@ -36,8 +36,9 @@ from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query as Cypher
 from anchorgraph.library import Searcher
 from anchorgraph.retrieval.fd_read import fd_scores
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search as run_search
-from anchorgraph.retrieval.types import FdScore, SearchOptions, SearchResult
+from anchorgraph.retrieval.results import FdScore, SearchResult
 from anchorgraph.scope import DEFAULT_COLLECTION, FULL_ACCESS, Access, local_id, scoped
 
 _ANNOTATED: Any = Annotated

@@ -31,7 +31,7 @@ from anchorgraph.audit.coverage import (
 )
 from anchorgraph.audit.length import DEFAULT_ALPHA
 from anchorgraph.audit.tiers import DEFAULT_THRESHOLD
-from anchorgraph.retrieval.types import UTF8, Integer, Number
+from anchorgraph.retrieval.fields import UTF8, Integer, Number
 from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION, CollectionName
 
 CollectionQuery = Annotated[

@@ -49,7 +49,7 @@ from anchorgraph.errors import (
     UnsupportedFormat,
 )
 from anchorgraph.loaders.formats import DOCUMENT_FORMAT_NAMES, suffixes
-from anchorgraph.retrieval.types import BLANK_TEXT, VISIBLE_CHARACTER
+from anchorgraph.retrieval.fields import BLANK_TEXT, VISIBLE_CHARACTER
 
 log = logging.getLogger(__name__)
 

@@ -30,7 +30,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from anchorgraph.errors import AnchorgraphError, GraphUnavailable, IndexNotReady
-from anchorgraph.retrieval.types import SearchResult
+from anchorgraph.retrieval.results import SearchResult
 
 # Seconds; a search's stages take from tens of microseconds (fuse) to seconds (a cold path).
 _BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)

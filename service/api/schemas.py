@@ -17,8 +17,8 @@ from anchorgraph.loaders.formats import (
     names,
     suffixes,
 )
-from anchorgraph.retrieval.types import JSON_INTEGER, UTF8, VISIBLE, QueryText, Rule, Text
-from anchorgraph.retrieval.types import VISIBLE_CHARACTER as VISIBLE_CHARACTER
+from anchorgraph.retrieval.fields import JSON_INTEGER, UTF8, VISIBLE, QueryText, Rule, Text
+from anchorgraph.retrieval.fields import VISIBLE_CHARACTER as VISIBLE_CHARACTER
 from anchorgraph.scope import (
     DEFAULT_COLLECTION,
     ID_RULE,

@@ -14,9 +14,10 @@ from anchorgraph.api.schemas import EntityOut
 from anchorgraph.graph.queries import Query as Cypher
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.lucene import fulltext_query
+from anchorgraph.retrieval.options import SearchOptions, nested
 from anchorgraph.retrieval.paths.base import FILTER_OVERFETCH
 from anchorgraph.retrieval.pipeline import search as run_search
-from anchorgraph.retrieval.types import SearchOptions, SearchResult, nested
+from anchorgraph.retrieval.results import SearchResult
 from anchorgraph.runtime import Runtime
 from anchorgraph.scope import Access, CollectionName, local_id, scoped_all
 from anchorgraph.text.identifiers import entity_keys

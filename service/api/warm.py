@@ -41,8 +41,8 @@ from anchorgraph.errors import AnchorgraphError
 from anchorgraph.graph.queries import Query
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import read_bytes
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import SearchOptions
 from anchorgraph.runtime import Runtime
 from anchorgraph.scope import DEFAULT_COLLECTION
 

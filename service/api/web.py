@@ -4,7 +4,8 @@ The page (``service/web/static/``) is plain HTML, CSS and JavaScript that calls 
 with ``explain`` on and draws what comes back. It hard-codes no option of the API: the modes,
 paths, default weights, the longest query, the file formats (source types that say nothing
 more) and the Cypher each result's Neo4j Browser link opens come from ``/ui/config``, so that
-the page follows ``anchorgraph.retrieval.types``, ``anchorgraph.loaders.formats`` and the catalogue.
+the page follows ``anchorgraph.retrieval.options``, ``anchorgraph.loaders.formats`` and the
+catalogue.
 """
 
 from __future__ import annotations
@@ -19,17 +20,12 @@ from anchorgraph.api.deps import RuntimeDep
 from anchorgraph.errors import NotFound
 from anchorgraph.graph.queries import Query, cypher
 from anchorgraph.loaders.formats import FORMAT_NAMES
+from anchorgraph.retrieval.defaults import CHUNK_PATH_WEIGHTS, DOCUMENT_PATH_WEIGHTS
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
-from anchorgraph.retrieval.types import (
-    CHUNK_PATH_WEIGHTS,
-    DOCUMENT_PATH_WEIGHTS,
-    DOCUMENT_PATHS,
-    ExpandOptions,
-    Mode,
-    SearchOptions,
-    SignalWeightsIn,
-)
+from anchorgraph.retrieval.options import Mode, SearchOptions
+from anchorgraph.retrieval.paths import DOCUMENT_PATHS
+from anchorgraph.retrieval.stage_options import ExpandOptions, SignalWeightsIn
 
 router = APIRouter(tags=["search page"])
 

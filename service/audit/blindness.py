@@ -32,8 +32,9 @@ from anchorgraph.errors import InvalidInput
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.defaults import DEFAULT_FD_LAMBDA
+from anchorgraph.retrieval.options import Mode, SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import Hit, Mode, SearchOptions
+from anchorgraph.retrieval.results import Hit
 from anchorgraph.scope import local_id, scoped
 
 DEFAULT_K = 5

@@ -16,7 +16,8 @@ from anchorgraph.cli.output import clear_errors, console, err, load_settings, qu
 from anchorgraph.cli.search_flags import read_flags, request
 
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli.output says why)
-    from anchorgraph.retrieval.types import FdScore, SearchOptions, SearchResult
+    from anchorgraph.retrieval.options import SearchOptions
+    from anchorgraph.retrieval.results import FdScore, SearchResult
 
 
 # The flags made from SearchOptions (anchorgraph.cli.search_flags): the command's parameters after
@@ -60,7 +61,8 @@ def search_command(
     export."""
     from pydantic import ValidationError
 
-    from anchorgraph.retrieval.types import Filters, SearchOptions
+    from anchorgraph.retrieval.options import SearchOptions
+    from anchorgraph.retrieval.stage_options import Filters
 
     explain = bool(flags.get("explain"))
     try:
@@ -143,7 +145,7 @@ def _search_api(url: str, options: SearchOptions) -> SearchResult:
     import httpx
     from rich.markup import escape
 
-    from anchorgraph.retrieval.types import SearchResult
+    from anchorgraph.retrieval.results import SearchResult
 
     settings = load_settings()
     key = settings.api_key

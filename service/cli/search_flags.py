@@ -217,6 +217,6 @@ def flags_json(model: type[BaseModel], flat_names: dict[str, tuple[str, str]]) -
 
 
 if __name__ == "__main__":  # python -m anchorgraph.cli.search_flags > service/cli/search_flags.json
-    from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
+    from anchorgraph.retrieval.options import FLAT_NAMES, SearchOptions
 
     print(flags_json(SearchOptions, FLAT_NAMES), end="")

@@ -13,7 +13,7 @@ from anchorgraph.embedding import Embedder
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.lucene import fulltext_query, phrase_query
 from anchorgraph.retrieval.paths.base import Reader, index_depth
-from anchorgraph.retrieval.types import (
+from anchorgraph.retrieval.values import (
     AnalyzedQuery,
     DetectedEntity,
     EmbeddedQuery,

@@ -10,7 +10,8 @@ from collections.abc import Mapping, Sequence
 from anchorgraph.errors import NotFound
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.paths.base import Reader
-from anchorgraph.retrieval.types import CollectionRanking, CollectionSize, Scope
+from anchorgraph.retrieval.tuning import CollectionRanking
+from anchorgraph.retrieval.values import CollectionSize, Scope
 from anchorgraph.scope import Access
 from anchorgraph.text.language import Language, language_of
 

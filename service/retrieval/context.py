@@ -15,7 +15,9 @@ from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import GraphReader
 from anchorgraph.graph.queries import Statement
 from anchorgraph.retrieval.collections import CollectionSizes
-from anchorgraph.retrieval.types import Ranking, Scope, SearchOptions, StageTiming
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.results import StageTiming
+from anchorgraph.retrieval.values import Ranking, Scope
 
 R = TypeVar("R")
 

@@ -21,7 +21,9 @@ from dataclasses import replace
 from anchorgraph.factual_density import fd_blend
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.fd_read import fd_scores, level_of
-from anchorgraph.retrieval.types import FdScore, Ranked, Ranking, SearchOptions
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.results import FdScore
+from anchorgraph.retrieval.values import Ranked, Ranking
 
 
 class FdRerank:

@@ -43,7 +43,7 @@ from anchorgraph.text.identifiers import normalise_entity_id, without_accents
 from anchorgraph.text.terms import index_terms
 
 if TYPE_CHECKING:  # they hold the hits' Evidence: imported for the annotations only
-    from anchorgraph.retrieval.types import AnalyzedQuery, Candidate
+    from anchorgraph.retrieval.values import AnalyzedQuery, Candidate
 
 
 class EvidenceKind(StrEnum):

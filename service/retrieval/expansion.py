@@ -76,16 +76,9 @@ from anchorgraph.graph.rows import ReachedHop, ReachedRow, ReachedSource
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.defaults import DEFAULT_BRIDGE_THRESHOLD
 from anchorgraph.retrieval.fd_read import fd_score
-from anchorgraph.retrieval.types import (
-    EntityHop,
-    Hop,
-    LinkHop,
-    Ranked,
-    Ranking,
-    Scope,
-    SearchOptions,
-    Supporting,
-)
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.results import EntityHop, Hop, LinkHop, Supporting
+from anchorgraph.retrieval.values import Ranked, Ranking, Scope
 
 # Bridges read per chunk, per supporting chunk a hit may have: some of the best will be taken by
 # another hit (the registry) or fail the token budget.

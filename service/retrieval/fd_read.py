@@ -12,8 +12,9 @@ from typing import Any, Literal
 from anchorgraph.factual_density import BinStats, fd_star, rescale
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import FdInputsRow
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.paths.base import Reader
-from anchorgraph.retrieval.types import FdScore, SearchOptions
+from anchorgraph.retrieval.results import FdScore
 
 Level = Literal["chunk", "document"]
 

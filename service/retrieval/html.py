@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 from anchorgraph.retrieval.evidence import NO_MATCH
 
 if TYPE_CHECKING:
-    from anchorgraph.retrieval.types import Hit, SearchResult
+    from anchorgraph.retrieval.results import Hit, SearchResult
 
 SNIPPET_CHARS = 160
 

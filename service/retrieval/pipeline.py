@@ -16,7 +16,9 @@ from anchorgraph.retrieval.context import RankingStage, SearchContext, SearchRun
 from anchorgraph.retrieval.density import FdRerank
 from anchorgraph.retrieval.expansion import Expand, graph_parts
 from anchorgraph.retrieval.fd_read import level_of
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.priors import FusedPriors
+from anchorgraph.retrieval.results import Hit, SearchResult, TokenAccount
 from anchorgraph.retrieval.stages import (
     Cut,
     Feedback,
@@ -27,13 +29,7 @@ from anchorgraph.retrieval.stages import (
     with_evidence,
 )
 from anchorgraph.retrieval.tuning import ranking_for
-from anchorgraph.retrieval.types import (
-    DetectedEntity,
-    Hit,
-    SearchOptions,
-    SearchResult,
-    TokenAccount,
-)
+from anchorgraph.retrieval.values import DetectedEntity
 from anchorgraph.scope import FULL_ACCESS, Access, local_id
 
 __all__ = ["DEFAULT_STAGES", "SearchContext", "search"]

@@ -23,8 +23,10 @@ from dataclasses import replace
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.fd_read import fd_scores, level_of
+from anchorgraph.retrieval.options import Mode, SearchOptions
+from anchorgraph.retrieval.results import FdScore
 from anchorgraph.retrieval.stages import rank_candidates
-from anchorgraph.retrieval.types import FdScore, Mode, Ranked, Ranking, SearchOptions
+from anchorgraph.retrieval.values import Ranked, Ranking
 from anchorgraph.retrieval.walk import walk_scores
 
 FD_SIGNAL = "fd"

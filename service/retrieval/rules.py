@@ -58,7 +58,7 @@ class Test:
         """``keywords`` under each part of the path; each part required when the field's
         default fails the test (an absent group stands for its default, too). A group is an
         object: a group's name holding anything else (a deprecated spelling of one of its
-        fields, ``anchorgraph.retrieval.types.FLAT_NAMES``) fails a test of its fields."""
+        fields, ``anchorgraph.retrieval.options.FLAT_NAMES``) fails a test of its fields."""
         parts = self.name.split(".")
         default: Any = model.model_fields[parts[0]].get_default(call_default_factory=True)
         for part in parts[1:]:

@@ -31,34 +31,27 @@ from anchorgraph.retrieval.fd_read import Level, fd_of, fd_scores
 from anchorgraph.retrieval.feedback import rocchio
 from anchorgraph.retrieval.fusion import FusedScore, fuse
 from anchorgraph.retrieval.normalise import Normalisation, normalise
+from anchorgraph.retrieval.options import Mode, SearchOptions
 from anchorgraph.retrieval.paths import DENSE_PATHS, LEXICAL_PATHS, PATHS
-from anchorgraph.retrieval.paths.base import CandidatePath, Reader
+from anchorgraph.retrieval.paths.base import CandidatePath, PathName, Reader
 from anchorgraph.retrieval.query_weights import dense_confidence, lexical_scale, query_weights
+from anchorgraph.retrieval.results import EntityHop, FdScore, Hit, PathScore, Signals, Supporting
 from anchorgraph.retrieval.scoring import (
     DocumentSignals,
     SignalWeights,
     entity_coverage,
     score_document,
 )
-from anchorgraph.retrieval.types import (
+from anchorgraph.retrieval.values import (
     AnalyzedQuery,
     Candidate,
     CollectionSize,
     EmbeddedQuery,
-    EntityHop,
-    FdScore,
-    Hit,
     LexicalQuery,
-    Mode,
-    PathName,
-    PathScore,
     Ranked,
     Ranking,
     Retrieved,
     Scope,
-    SearchOptions,
-    Signals,
-    Supporting,
 )
 from anchorgraph.scope import FULL_ACCESS, Access, scoped_all, split_key
 

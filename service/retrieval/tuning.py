@@ -16,16 +16,19 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from anchorgraph.retrieval.defaults import DEFAULT_NORMALISATION, DEFAULT_RANKING
-from anchorgraph.retrieval.fd_read import Level
-from anchorgraph.retrieval.paths import DENSE_PATH_NAMES, SMALL_PATH_NAMES
-from anchorgraph.retrieval.types import (
+from pydantic import BaseModel, ConfigDict, Field
+
+from anchorgraph.retrieval.defaults import (
     CHUNK_PATH_WEIGHTS,
+    DEFAULT_NORMALISATION,
+    DEFAULT_RANKING,
     DOCUMENT_PATH_WEIGHTS,
-    PathName,
-    Scope,
-    SearchOptions,
 )
+from anchorgraph.retrieval.fd_read import Level
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.paths import DENSE_PATH_NAMES, SMALL_PATH_NAMES
+from anchorgraph.retrieval.paths.base import PathName
+from anchorgraph.retrieval.values import Scope
 
 # Judged questions a fit needs, and the share of them it keeps aside to report on.
 MIN_JUDGED_QUERIES = 10
@@ -39,6 +42,37 @@ SMALL_PATH_SCALES = (0.0, 1.0, 4.0)
 _OFF_DOUBLINGS = 8.0
 
 Judged = Mapping[str, int]  # document id → relevance (0: judged not relevant)
+
+
+class LevelFit(BaseModel):
+    """The weights fitted for one level of search, and how the judged queries rank with them
+    and with the defaults (mean NDCG@10, on the part fitted on and on the part kept aside)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    weights: dict[PathName, float]
+    scales: dict[str, float] = Field(
+        description="The factors on the default weights per family of paths: dense, lexical "
+        "(BM25), small (TF-IDF, metadata, entities)."
+    )
+    fit_default: float
+    fit_tuned: float
+    held_default: float
+    held_tuned: float
+
+
+class CollectionRanking(BaseModel):
+    """Fusion weights fitted to one collection's judgments (``anchorgraph.judgments`` fits them
+    here and stores them with the collection); hybrid searches of it alone use them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str = Field(description='What answers call it: "<collection>/tuned-<date>".')
+    chunk: LevelFit
+    document: LevelFit
+    queries: int = Field(description="Judged queries fitted on.")
+    held_queries: int = Field(description="Judged queries kept aside and reported on.")
+    fitted: str = Field(description="When (ISO 8601, UTC).")
 
 
 @dataclass(frozen=True, order=True)

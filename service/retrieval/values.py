@@ -1,5 +1,7 @@
-"""The values a search passes between its stages before it ranks: where it looks
-(``Scope``), the query as each path needs it, and the candidates the paths find.
+"""The values a search passes between its stages: where it looks (``Scope``), the query as each
+path needs it, the candidates the paths find (``Retrieved``), and the ranking each ranking stage
+passes on (``Ranking`` of ``Ranked`` hits, hydrated at the end into the answer's hits,
+``anchorgraph.retrieval.results``).
 
 Keys: every id a search passes between its stages (chunk, document and entity ids) is the key
 the graph stores it under, collection first (anchorgraph.scope); the answer shows the ids within
@@ -15,8 +17,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from anchorgraph.text.language import Language
 
-if TYPE_CHECKING:
-    from anchorgraph.retrieval.types import CollectionRanking
+if TYPE_CHECKING:  # the paths import this module, and the results read it
+    from anchorgraph.retrieval.paths.base import PathName
+    from anchorgraph.retrieval.results import FdScore, PathScore, Signals, Supporting
+    from anchorgraph.retrieval.tuning import CollectionRanking
 
 
 @dataclass(frozen=True)
@@ -149,3 +153,41 @@ class AnalyzedQuery(EmbeddedQuery):
     @property
     def exact_entity_ids(self) -> list[str]:
         return [e.id for e in self.entities if e.how == "exact"]
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """What the candidate paths found for the analysed query."""
+
+    query: AnalyzedQuery
+    found: dict[PathName, list[Candidate]]
+    scope: Scope
+
+
+@dataclass(frozen=True)
+class Ranked:
+    """A hit before hydration: its ids, score and explanation (``paths`` only with explain;
+    ``fd`` once a stage read it, else at hydration)."""
+
+    chunk_id: str
+    document_id: str
+    score: float
+    paths: dict[str, PathScore]
+    signals: Signals | None = None
+    fd: FdScore | None = None
+    # What lists other than the paths added to the fused score (the priors: priors.FusedPriors).
+    signal_contributions: dict[str, float] = field(default_factory=dict)
+    supporting: list[Supporting] = field(default_factory=list)  # expansion.Expand
+
+
+@dataclass(frozen=True)
+class Ranking:
+    """The hits, best first, with what they were ranked from; each ranking stage gives a new
+    one."""
+
+    query: AnalyzedQuery
+    found: dict[PathName, list[Candidate]]
+    hits: list[Ranked]
+    feedback_documents: list[str] = field(default_factory=list)
+    lexical_scale: float = 1.0  # the lexical paths' weights were times this (query_weights)
+    cut_short: tuple[str, ...] = ()  # stages left out to answer by the request's deadline

@@ -31,7 +31,8 @@ from collections.abc import Iterable, Mapping
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.expansion import mention_bound
-from anchorgraph.retrieval.types import Ranking, SearchOptions
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.values import Ranking
 
 WALK_DAMPING = 0.5
 WALK_ITERATIONS = 50

@@ -19,7 +19,7 @@ from sample_graph import SampleGraphs
 
 from anchorgraph.embedding import Embedder
 from anchorgraph.library import Library, open_library
-from anchorgraph.retrieval.types import SearchResult
+from anchorgraph.retrieval.results import SearchResult
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -19,8 +19,9 @@ from anchorgraph.loaders.entities import EntityExtractor, GazetteerEntry
 from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.expansion import bridge_weight, inherited_score, supporting_score
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import EntityHop, LinkHop, SearchOptions, SearchResult
+from anchorgraph.retrieval.results import EntityHop, LinkHop, SearchResult
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -19,7 +19,7 @@ from fastapi.testclient import TestClient
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.library import Library
-from anchorgraph.retrieval.types import Hit
+from anchorgraph.retrieval.results import Hit
 from anchorgraph.runtime import Runtime
 from anchorgraph.settings import Settings
 from benchmarks.document_files import (

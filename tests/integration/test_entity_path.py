@@ -15,7 +15,7 @@ from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query, cypher
 from anchorgraph.retrieval.analysis import prepare
 from anchorgraph.retrieval.paths.entity import EntityPath
-from anchorgraph.retrieval.types import AnalyzedQuery, DetectedEntity, Scope
+from anchorgraph.retrieval.values import AnalyzedQuery, DetectedEntity, Scope
 
 pytestmark = [pytest.mark.integration]
 

@@ -19,8 +19,9 @@ from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.retrieval.results import SearchResult
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

@@ -19,8 +19,8 @@ from anchorgraph.graph.queries import Query
 from anchorgraph.loaders.fd_stats import bin_stats
 from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.fd_read import fd_of
+from anchorgraph.retrieval.options import Mode, SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import Mode, SearchOptions
 from anchorgraph.scope import DEFAULT_COLLECTION
 from anchorgraph.settings import Settings
 

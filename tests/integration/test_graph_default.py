@@ -17,8 +17,9 @@ from anchorgraph.loaders.entities import EntityExtractor
 from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.read import read_bytes
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.retrieval.results import SearchResult
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

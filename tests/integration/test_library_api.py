@@ -17,7 +17,8 @@ from anchorgraph.errors import InvalidInput, NotFound
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query, cypher
 from anchorgraph.library import Library, open_library
-from anchorgraph.retrieval.types import SearchOptions, SearchResult
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.results import SearchResult
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

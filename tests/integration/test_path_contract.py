@@ -16,8 +16,10 @@ from anchorgraph.embedding import Embedder
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.analysis import analyse, embed, prepare
-from anchorgraph.retrieval.paths import PATHS
-from anchorgraph.retrieval.types import DOCUMENT_PATHS, AnalyzedQuery, Filters, PathName, Scope
+from anchorgraph.retrieval.paths import DOCUMENT_PATHS, PATHS
+from anchorgraph.retrieval.paths.base import PathName
+from anchorgraph.retrieval.stage_options import Filters
+from anchorgraph.retrieval.values import AnalyzedQuery, Scope
 from anchorgraph.scope import split_key
 
 pytestmark = pytest.mark.integration

@@ -35,9 +35,10 @@ from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import read_beir_corpus
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.paths.dense import EXACT_DENSE_MAX_DOCUMENTS
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import Filters, SearchOptions
+from anchorgraph.retrieval.stage_options import Filters
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]
 

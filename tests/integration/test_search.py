@@ -18,8 +18,11 @@ from anchorgraph.ingestion import sample_gazetteer
 from anchorgraph.loaders.entities import GazetteerEntry
 from anchorgraph.loaders.read import read_bytes
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import Mode, SearchOptions
+from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import Filters, Mode, PathName, SearchOptions, SearchResult
+from anchorgraph.retrieval.results import SearchResult
+from anchorgraph.retrieval.stage_options import Filters
 from anchorgraph.scope import DEFAULT_COLLECTION, local_id, scoped
 from anchorgraph.settings import Settings
 

@@ -21,7 +21,7 @@ from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.read import read_bytes
 from anchorgraph.retrieval.analysis import prepare
 from anchorgraph.retrieval.paths.tfidf import TfidfPath
-from anchorgraph.retrieval.types import Candidate, Scope
+from anchorgraph.retrieval.values import Candidate, Scope
 from anchorgraph.scope import local_id
 from anchorgraph.text.terms import index_terms
 

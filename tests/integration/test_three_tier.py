@@ -29,8 +29,9 @@ from anchorgraph.loaders.ingest import Ingestor
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import read_bytes
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import Mode, SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import Hit, Mode, SearchOptions
+from anchorgraph.retrieval.results import Hit
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

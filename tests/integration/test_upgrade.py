@@ -29,8 +29,8 @@ from anchorgraph.ingestion import read_all, sample_corpus, sample_gazetteer
 from anchorgraph.loaders.entities import EntityExtractor, load_gazetteer
 from anchorgraph.loaders.ingest import Ingestor, document_vector
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import SearchOptions
 from anchorgraph.runtime import open_graph, open_runtime
 from anchorgraph.settings import Settings
 

@@ -15,7 +15,7 @@ from anchorgraph import library
 from anchorgraph.adapters import graphrag, langchain, llamaindex
 from anchorgraph.adapters.hits import run
 from anchorgraph.library import Searcher
-from anchorgraph.retrieval.types import SearchOptions
+from anchorgraph.retrieval.options import SearchOptions
 
 MakeRetriever = Callable[..., Any]
 RETRIEVERS: dict[str, MakeRetriever] = {

@@ -19,7 +19,8 @@ from pydantic import BaseModel, ConfigDict, Field, StringConstraints, Validation
 from anchorgraph.api.errors import PROBLEM_JSON, install_error_handlers
 from anchorgraph.app import create_app
 from anchorgraph.errors import GraphUnavailable, LocalServerError
-from anchorgraph.retrieval.types import VISIBLE_CHARACTER, SearchOptions, Text, nested
+from anchorgraph.retrieval.fields import VISIBLE_CHARACTER, Text
+from anchorgraph.retrieval.options import SearchOptions, nested
 from anchorgraph.settings import Settings
 
 ERROR_TYPES = {

@@ -16,7 +16,7 @@ from anchorgraph.audit.nodes import FdNode
 from anchorgraph.audit.tiers import TierRow, sd_between, tier_audit, tier_rows
 from anchorgraph.errors import InvalidInput
 from anchorgraph.factual_density import BinStats, FdLevel, LengthBin, fd_star
-from anchorgraph.retrieval.types import Mode
+from anchorgraph.retrieval.options import Mode
 
 
 # --- Pearson -----------------------------------------------------------------------------------

@@ -47,7 +47,8 @@ def test_a_search_hit_keeps_its_whole_path_in_a_narrow_console(
 ) -> None:
     from anchorgraph.cli.output import console
     from anchorgraph.cli.search import _print_result
-    from anchorgraph.retrieval.types import Hit, Mode, SearchResult
+    from anchorgraph.retrieval.options import Mode
+    from anchorgraph.retrieval.results import Hit, SearchResult
 
     path = "archive/projects/alpha/meeting-notes/2025/quarterly-review-final.pdf"
     hit = Hit(

@@ -21,7 +21,7 @@ from anchorgraph.cli.search_flags import (
     read_flags,
 )
 from anchorgraph.retrieval.defaults import DEFAULT_BRIDGE_MAX_MENTIONS
-from anchorgraph.retrieval.types import FLAT_NAMES, SearchOptions
+from anchorgraph.retrieval.options import FLAT_NAMES, SearchOptions
 
 
 def test_the_flags_file_is_what_the_model_gives() -> None:

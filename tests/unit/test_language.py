@@ -10,7 +10,7 @@ from anchorgraph.cli.main import app
 from anchorgraph.loaders.ingest import document_language
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.retrieval.analysis import query_language
-from anchorgraph.retrieval.types import Scope
+from anchorgraph.retrieval.values import Scope
 from anchorgraph.text.language import Language, detect_language, language_labels, language_of
 
 PT, IT, EN = Language.PORTUGUESE, Language.ITALIAN, Language.ENGLISH

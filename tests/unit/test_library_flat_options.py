@@ -11,7 +11,7 @@ import pytest
 from anchorgraph import ExpandOptions, SearchOptions
 from anchorgraph.library import Searcher
 from anchorgraph.retrieval.context import SearchContext
-from anchorgraph.retrieval.types import FdOptions
+from anchorgraph.retrieval.stage_options import FdOptions
 
 
 class SearchesNothing(Searcher):

@@ -12,7 +12,7 @@ import pytest
 from pydantic import ValidationError
 
 from anchorgraph.library import Searcher
-from anchorgraph.retrieval.types import QUERY_TEXT
+from anchorgraph.retrieval.fields import QUERY_TEXT
 
 REFUSED: list[tuple[dict[str, Any], str]] = [
     ({"query": " \t\u200b"}, "String should hold a visible character, not only whitespace"),

@@ -18,7 +18,8 @@ from anchorgraph.evaluation.conditions import (
     search_options,
     tokenize,
 )
-from anchorgraph.retrieval.types import DOCUMENT_PATH_WEIGHTS, PathName
+from anchorgraph.retrieval.defaults import DOCUMENT_PATH_WEIGHTS
+from anchorgraph.retrieval.paths.base import PathName
 
 
 def test_tokenisation_is_lowercase_word_runs() -> None:

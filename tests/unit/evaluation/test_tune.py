@@ -20,15 +20,11 @@ from anchorgraph.retrieval.context import SearchContext
 from anchorgraph.retrieval.feedback import rocchio
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.normalise import Normalisation
+from anchorgraph.retrieval.options import Mode
+from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import (
-    AnalyzedQuery,
-    Candidate,
-    DetectedEntity,
-    Mode,
-    PathName,
-    SignalWeightsIn,
-)
+from anchorgraph.retrieval.stage_options import SignalWeightsIn
+from anchorgraph.retrieval.values import AnalyzedQuery, Candidate, DetectedEntity
 from anchorgraph.scope import local_id, scoped
 from anchorgraph.text.language import Language
 

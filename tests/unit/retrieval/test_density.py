@@ -9,7 +9,9 @@ from pydantic import ValidationError
 from anchorgraph.factual_density import BinStats, fd_star, rescale
 from anchorgraph.retrieval.density import fd_reranked
 from anchorgraph.retrieval.fd_read import fd_score
-from anchorgraph.retrieval.types import FdScore, Ranked, SearchOptions
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.results import FdScore
+from anchorgraph.retrieval.values import Ranked
 
 STATS = BinStats.of([0.01, 0.02, 0.03, 0.04])
 

@@ -15,17 +15,10 @@ from anchorgraph.retrieval.evidence import (
     names_in,
 )
 from anchorgraph.retrieval.expansion import EXPANSION
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.results import Hit, Supporting
 from anchorgraph.retrieval.stages import with_evidence
-from anchorgraph.retrieval.types import (
-    AnalyzedQuery,
-    Candidate,
-    DetectedEntity,
-    Hit,
-    Ranked,
-    Ranking,
-    SearchOptions,
-    Supporting,
-)
+from anchorgraph.retrieval.values import AnalyzedQuery, Candidate, DetectedEntity, Ranked, Ranking
 
 NOISE = DEFAULT_NO_MATCH_RULE.noise_cosine
 RULE = NoMatchRule(noise_cosine=0.5, min_term_share=0.5)

@@ -19,7 +19,7 @@ from anchorgraph.retrieval.expansion import (
     mention_bound,
     supporting_score,
 )
-from anchorgraph.retrieval.types import EntityHop, LinkHop
+from anchorgraph.retrieval.results import EntityHop, LinkHop
 
 BUDGET = Budget(depth=2, per_hit=5, tokens=10_000, threshold=0.3, decay=0.8, fd_weight=0.5)
 

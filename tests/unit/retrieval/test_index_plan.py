@@ -9,7 +9,7 @@ from anchorgraph.graph.schema import expected_indexes
 from anchorgraph.graph.shards import CHUNKS, DOCUMENTS, SHARDS
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.paths.base import vector_index_plan
-from anchorgraph.retrieval.types import CollectionSize
+from anchorgraph.retrieval.values import CollectionSize
 from anchorgraph.scope import FULL_ACCESS
 
 K = 100

@@ -14,8 +14,10 @@ from anchorgraph.embedding import HashEmbedder
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext, SearchRun
 from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE
+from anchorgraph.retrieval.options import Mode, SearchOptions
+from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.pipeline import DEFAULT_STAGES, search
-from anchorgraph.retrieval.types import Mode, PathName, Ranking, SearchOptions
+from anchorgraph.retrieval.values import Ranking
 
 
 def candidates(*rows: tuple[str, str, float]) -> list[dict[str, Any]]:

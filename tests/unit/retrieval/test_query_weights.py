@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from anchorgraph.retrieval.defaults import DOCUMENT_PATH_WEIGHTS
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.query_weights import (
     LEXICAL_PATH_NAMES,
     code_share,
@@ -14,13 +17,7 @@ from anchorgraph.retrieval.query_weights import (
     query_weights,
 )
 from anchorgraph.retrieval.stages import lexical_scale_of, rank_candidates
-from anchorgraph.retrieval.types import (
-    DOCUMENT_PATH_WEIGHTS,
-    AnalyzedQuery,
-    Candidate,
-    PathName,
-    SearchOptions,
-)
+from anchorgraph.retrieval.values import AnalyzedQuery, Candidate
 from anchorgraph.text.language import Language
 
 

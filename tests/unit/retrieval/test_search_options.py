@@ -9,17 +9,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from pydantic import ValidationError
 
-from anchorgraph.retrieval.types import (
-    DOCUMENT_PATHS,
-    FLAT_NAMES,
-    ExpandOptions,
-    FdOptions,
-    FeedbackOptions,
-    Mode,
-    PathName,
-    SearchOptions,
-    nested,
-)
+from anchorgraph.retrieval.options import FLAT_NAMES, Mode, SearchOptions, nested
+from anchorgraph.retrieval.paths import DOCUMENT_PATHS
+from anchorgraph.retrieval.paths.base import PathName
+from anchorgraph.retrieval.stage_options import ExpandOptions, FdOptions, FeedbackOptions
 
 
 def test_chunk_level_runs_no_document_path() -> None:

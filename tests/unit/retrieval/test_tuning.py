@@ -9,17 +9,24 @@ import ir_measures
 import pytest
 from ir_measures import nDCG
 
-from anchorgraph.retrieval.defaults import DEFAULT_RANKING
-from anchorgraph.retrieval.tuning import Scales, fit, grid, held_out, ndcg_at, ranking_for
-from anchorgraph.retrieval.types import (
+from anchorgraph.retrieval.defaults import (
     CHUNK_PATH_WEIGHTS,
+    DEFAULT_RANKING,
     DOCUMENT_PATH_WEIGHTS,
+)
+from anchorgraph.retrieval.options import SearchOptions
+from anchorgraph.retrieval.paths.base import PathName
+from anchorgraph.retrieval.tuning import (
     CollectionRanking,
     LevelFit,
-    PathName,
-    Scope,
-    SearchOptions,
+    Scales,
+    fit,
+    grid,
+    held_out,
+    ndcg_at,
+    ranking_for,
 )
+from anchorgraph.retrieval.values import Scope
 
 
 def test_ndcg_at_10_is_trec_eval_s() -> None:
