@@ -24,9 +24,9 @@ from anchorgraph.loaders.title_links import LinkReport, link_corpus
 from anchorgraph.loaders.title_pass import link_titles_in_graph
 from anchorgraph.retrieval.analysis import prepare
 from anchorgraph.retrieval.context import SearchContext
-from anchorgraph.retrieval.defaults import DOCUMENT_PATH_WEIGHTS
+from anchorgraph.retrieval.defaults import DEFAULT_NO_MATCH_RULE, DOCUMENT_PATH_WEIGHTS
 from anchorgraph.retrieval.density import fd_reranked
-from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE, NoMatchRule, evidence_kinds
+from anchorgraph.retrieval.evidence import NoMatchRule, evidence_kinds
 from anchorgraph.retrieval.feedback import rocchio
 from anchorgraph.retrieval.fusion import Fusion
 from anchorgraph.retrieval.lucene import escape_lucene

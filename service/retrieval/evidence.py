@@ -64,15 +64,6 @@ class NoMatchRule:
     min_term_share: float
 
 
-# Chosen on the tune parts of five dev splits, the largest recall of "no match" calls with at
-# most 1 % of answerable queries called (docs/benchmarks.md, "The no-match bars"). The folds
-# that left one dataset out chose 0.30 with a share of 0.6 or 0.8 on four of five, and the
-# share of 0.8 called NFCorpus's topics of a word or two "no match" when it was left out, so
-# the choice on every dataset ships. The cosine is all-MiniLM-L6-v2's: with another model, choose
-# it again (python -m anchorgraph.evaluation.no_match).
-DEFAULT_NO_MATCH_RULE = NoMatchRule(noise_cosine=0.35, min_term_share=0.3)
-
-
 class Evidence(BaseModel):
     """What speaks for a hit beside its nearness to the query, and whether that is enough."""
 
@@ -180,11 +171,12 @@ def hit_evidence(
     key: str,
     text: str,
     found: Mapping[str, Mapping[str, Candidate]],
-    rule: NoMatchRule = DEFAULT_NO_MATCH_RULE,
+    rule: NoMatchRule,
 ) -> Evidence:
     """The evidence of the hit ``key`` (a chunk's, or at document level a document's) with the
     hydrated ``text``, from the query and the dense path's candidates (``found["dense"]``: key →
-    its best candidate, as the ranking keys them)."""
+    its best candidate, as the ranking keys them), held to ``rule``'s bars (the search's:
+    ``defaults.DEFAULT_NO_MATCH_RULE``)."""
     dense = found.get("dense", {}).get(key)
     terms = sorted(set(query.terms) & index_terms(text).keys())
     kinds = evidence_kinds(

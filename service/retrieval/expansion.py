@@ -74,15 +74,12 @@ from anchorgraph.graph.deadline import Deadline, current, propagating, within
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import ReachedHop, ReachedRow, ReachedSource
 from anchorgraph.retrieval.context import SearchRun
-from anchorgraph.retrieval.defaults import DEFAULT_BRIDGE_THRESHOLD
+from anchorgraph.retrieval.defaults import BRIDGE_FANOUT, DEFAULT_BRIDGE_THRESHOLD
 from anchorgraph.retrieval.fd_read import fd_score
 from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.results import EntityHop, Hop, LinkHop, Supporting
 from anchorgraph.retrieval.values import Ranked, Ranking, Scope
 
-# Bridges read per chunk, per supporting chunk a hit may have: some of the best will be taken by
-# another hit (the registry) or fail the token budget.
-BRIDGE_FANOUT = 2
 # The share of a request's time left that the expansion's read may take: the hydration after it
 # (one read by ids) has the rest, so that a search whose expansion would overrun the deadline
 # still answers by it, unexpanded.

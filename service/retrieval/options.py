@@ -23,6 +23,7 @@ from pydantic_core import PydanticCustomError
 from anchorgraph.retrieval.defaults import (
     CHUNK_PATH_WEIGHTS,
     DEFAULT_DOCUMENT_FUSION,
+    DEFAULT_K_OVER,
     DOCUMENT_CONFIDENCE_EXPONENT,
     DOCUMENT_PATH_WEIGHTS,
 )
@@ -279,12 +280,12 @@ class SearchOptions(BaseModel):
     level: Literal["chunk", "document"] = "chunk"
     k: Integer = Field(10, ge=1, le=1000, description="Results returned.")
     k_over: Integer = Field(
-        100,
+        DEFAULT_K_OVER,
         ge=1,
         le=5000,
         validate_default=True,
-        description="Candidates fetched per path, at least k: a smaller value (the default 100 "
-        "too) is raised to k.",
+        description="Candidates fetched per path, at least k: a smaller value (the default "
+        f"{DEFAULT_K_OVER} too) is raised to k.",
     )
     paths: PathList | None = Field(
         default=None,

@@ -13,10 +13,18 @@ from pydantic import BaseModel, ConfigDict, Field
 from anchorgraph.retrieval.defaults import (
     DEFAULT_BRIDGE_MAX_MENTIONS,
     DEFAULT_BRIDGE_THRESHOLD,
+    DEFAULT_BRIDGES_BESIDE_LINKS,
+    DEFAULT_BRIDGES_WITHOUT_LINKS,
+    DEFAULT_EXPAND_BRIDGES,
+    DEFAULT_EXPAND_DECAY,
+    DEFAULT_EXPAND_FD_WEIGHT,
+    DEFAULT_EXPAND_LINKS,
     DEFAULT_EXPAND_QUERY_WEIGHT,
+    DEFAULT_EXPAND_THRESHOLD,
     DEFAULT_FD_LAMBDA,
     DEFAULT_FEEDBACK_WEIGHT,
     DEFAULT_NORMALISATION,
+    DOCUMENT_CONFIDENCE_EXPONENT,
     SIGNAL_WEIGHTS,
 )
 from anchorgraph.retrieval.fields import JSON_INTEGER, Flag, Integer, Number, ShortText
@@ -122,8 +130,8 @@ class FusionOptions(BaseModel):
         le=4,
         description="a of the lexical paths' scaling by the dense path's confidence in a hybrid "
         "search: their weights times clip(((1 − c10) / 0.5)^a, 0.25, 4), c10 the mean cosine "
-        "of the dense path's first ten candidates. 0 turns it off. Default: 1.5 at document "
-        "level, 0 at chunk level.",
+        "of the dense path's first ten candidates. 0 turns it off. Default: "
+        f"{DOCUMENT_CONFIDENCE_EXPONENT:g} at document level, 0 at chunk level.",
     )
     fd_weight: Number = Field(
         0.0,
@@ -196,13 +204,13 @@ class ExpandOptions(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     links: Flag = Field(
-        True,
+        DEFAULT_EXPAND_LINKS,
         description="Follow the top hits' hyperlinks (LINKS_TO) and attach the linked chunks "
         "that the anchor context validates, each with its link path and inherited score. "
         "Skipped where the searched collections hold no link.",
     )
     bridges: Flag = Field(
-        True,
+        DEFAULT_EXPAND_BRIDGES,
         description="Also hop through entities: from a chunk, through a specific entity it "
         "mentions, to another document's chunk mentioning it (where no link leads). With the "
         "same depth, budgets and threshold; alone or beside links. Only in collections that "
@@ -210,7 +218,7 @@ class ExpandOptions(BaseModel):
         "mention.",
     )
     bridges_without_links: Flag = Field(
-        False,
+        DEFAULT_BRIDGES_WITHOUT_LINKS,
         description="Bridge in collections that hold no link as well. Off by default: on the "
         "dev corpora bridges gained where the collection is linked (multi-hop questions over "
         "linked passages) and lost a little where it is not (docs/benchmarks.md).",
@@ -228,15 +236,17 @@ class ExpandOptions(BaseModel):
         4000, ge=1, le=100_000, description="Tokens of supporting chunks per answer, at most."
     )
     threshold: Number = Field(
-        0.2,
+        DEFAULT_EXPAND_THRESHOLD,
         ge=-1,
         le=1,
         description="Least validation (2·cosine − 1) between a landing chunk and its link's "
         "anchor context.",
     )
-    decay: Number = Field(0.95, gt=0, le=1, description="Score kept per further hop.")
+    decay: Number = Field(
+        DEFAULT_EXPAND_DECAY, gt=0, le=1, description="Score kept per further hop."
+    )
     fd_weight: Number = Field(
-        0.25,
+        DEFAULT_EXPAND_FD_WEIGHT,
         ge=0,
         le=1,
         description="How much the anchor chunk's FD* decides what a supporting chunk inherits: "
@@ -264,7 +274,7 @@ class ExpandOptions(BaseModel):
         "join unrelated passages.",
     )
     bridges_beside_links: Flag = Field(
-        False,
+        DEFAULT_BRIDGES_BESIDE_LINKS,
         description="Bridge out of every hit, also those with a valid link. Default: a hit "
         "bridges only where none of its links is valid (the author's links come first).",
     )

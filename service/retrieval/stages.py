@@ -25,6 +25,7 @@ from anchorgraph.graph.rows import DocumentSignalsRow, HydratedChunk
 from anchorgraph.retrieval.analysis import analyse, embed, prepare, query_language
 from anchorgraph.retrieval.collections import search_scope
 from anchorgraph.retrieval.context import SearchContext, SearchRun, Trace
+from anchorgraph.retrieval.defaults import DEFAULT_NO_MATCH_RULE
 from anchorgraph.retrieval.evidence import hit_evidence
 from anchorgraph.retrieval.expansion import EXPANSION
 from anchorgraph.retrieval.fd_read import Level, fd_of, fd_scores
@@ -508,7 +509,7 @@ def with_evidence(hits: list[Hit], ranking: Ranking, options: SearchOptions) -> 
         return hit.document_id if options.document_level else hit.chunk_id
 
     own = [
-        hit_evidence(ranking.query, key(ranked), hit.text, keyed)
+        hit_evidence(ranking.query, key(ranked), hit.text, keyed, DEFAULT_NO_MATCH_RULE)
         for ranked, hit in zip(ranking.hits, hits, strict=True)
     ]
     reached = {

@@ -22,7 +22,7 @@ from anchorgraph.cli.main import app
 from anchorgraph.cli.output import console
 from anchorgraph.embedding import Embedder
 from anchorgraph.library import open_library
-from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE
+from anchorgraph.retrieval.defaults import DEFAULT_NO_MATCH_RULE
 from anchorgraph.settings import Settings
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow]

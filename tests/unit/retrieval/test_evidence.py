@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from anchorgraph.retrieval.analysis import prepare
+from anchorgraph.retrieval.defaults import DEFAULT_NO_MATCH_RULE
 from anchorgraph.retrieval.evidence import (
-    DEFAULT_NO_MATCH_RULE,
     EvidenceKind,
     NoMatchRule,
     evidence_kinds,
@@ -87,6 +87,7 @@ def test_a_hit_found_by_the_dense_path_alone_at_the_noise_level_is_not_matched()
         "notes/a#0",
         "The storerooms are kept at half the humidity air can hold.",
         found("dense", "notes/a#0", NOISE - 0.2),
+        DEFAULT_NO_MATCH_RULE,
     )
     assert not evidence.matched and evidence.kinds == [] and evidence.terms == []
     assert evidence.cosine == pytest.approx(NOISE - 0.2)
@@ -98,6 +99,7 @@ def test_a_hit_holding_the_query_s_terms_is_matched() -> None:
         "notes/a#0",
         "The storerooms are kept at half the humidity air can hold.",
         found("dense", "notes/a#0", NOISE - 0.2),
+        DEFAULT_NO_MATCH_RULE,
     )
     assert evidence.matched and evidence.kinds == [EvidenceKind.TERMS]
     assert evidence.terms == ["humidity", "storerooms"]
@@ -115,7 +117,9 @@ def test_names_count_as_terms_and_an_alias_counts_alone() -> None:
     evidence = hit_evidence(asked, "notes/b#0", museum, {}, RULE)
     assert evidence.kinds == [EvidenceKind.ENTITY] and evidence.terms == []
     # An entity found by meaning is no evidence: its name is only near the query.
-    assert not hit_evidence(asked, "notes/c#0", "The Pinacoteca opened.", {}).matched
+    assert not hit_evidence(
+        asked, "notes/c#0", "The Pinacoteca opened.", {}, DEFAULT_NO_MATCH_RULE
+    ).matched
 
 
 def ranked(chunk: str, **given: object) -> Ranked:

@@ -13,7 +13,7 @@ import pytest
 from anchorgraph.embedding import HashEmbedder
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.context import SearchContext, SearchRun
-from anchorgraph.retrieval.evidence import DEFAULT_NO_MATCH_RULE
+from anchorgraph.retrieval.defaults import DEFAULT_NO_MATCH_RULE
 from anchorgraph.retrieval.options import Mode, SearchOptions
 from anchorgraph.retrieval.paths.base import PathName
 from anchorgraph.retrieval.pipeline import DEFAULT_STAGES, search
