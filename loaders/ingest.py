@@ -26,7 +26,7 @@ from itertools import islice
 
 import numpy as np
 
-from anchorgraph.embedding import Embedder, Vectors
+from anchorgraph.embedding import Embedder, Vectors, check_model
 from anchorgraph.errors import DeadlineExceeded
 from anchorgraph.factual_density import FdLevel
 from anchorgraph.graph.deadline import paused, propagating
@@ -45,6 +45,7 @@ from anchorgraph.loaders.graph_writer import (
     embedded_entity_ids,
     existing_documents,
     merge_entities,
+    recorded_model,
     write_documents,
 )
 from anchorgraph.loaders.model import Chunk, EntityMention, SourceDocument, Triple
@@ -461,9 +462,12 @@ class Ingestor:
                 not a document id (``anchorgraph.scope.document_id``; nothing of its batch is
                 written).
             Conflict: another write changed a document of a batch while it was prepared.
+            ModelMismatch: the collection was embedded with another model (nothing written).
         """
         collection = collection_name(collection)
         conditions = dict(preconditions or {})
+        # Before any work: the write itself refuses another model too (graph_writer).
+        check_model(collection, recorded_model(self.graph, collection), self.embedder.name)
         stats = IngestStats(collection=collection)
         started = time.perf_counter()
 
@@ -704,6 +708,7 @@ class Ingestor:
             prepared.entity_vectors,
             prepared.embedded_entities,
             expected=prepared.decided.expected,
+            model=self.embedder.name,
         )
         if prepared.decided.moved:  # written under their new ids: the old ones go
             delete_documents(self.graph, collection, prepared.decided.moved)

@@ -19,10 +19,12 @@ import os
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, runtime_checkable
 
 import numpy as np
 import numpy.typing as npt
+
+from anchorgraph.errors import ModelMismatch
 
 if TYPE_CHECKING:
     from anchorgraph.onnx_encoder import OnnxQueryEncoder
@@ -50,6 +52,38 @@ class Embedder(Protocol):
     def count_tokens(self, text: str) -> int:
         """Tokens the model's tokenizer makes of ``text`` (special tokens excluded)."""
         ...
+
+
+@runtime_checkable
+class Closeable(Protocol):
+    """An embedder holding what must be let go (an embedding server's connections): the
+    runtime that opened it closes it."""
+
+    def close(self) -> None: ...
+
+
+def same_model(recorded: str, configured: str) -> bool:
+    """Whether a collection embedded with ``recorded`` may be written and searched with
+    ``configured``: the same name, the packaged all-MiniLM-L6-v2's names counting as one."""
+    packaged = {recorded.lower(), configured.lower()} <= _PACKAGED_MINILM
+    return recorded == configured or packaged
+
+
+def check_model(collection: str, recorded: str | None, configured: str) -> None:
+    """Refuse to write or search ``collection``, embedded with ``recorded``, with the vectors of
+    ``configured``; a collection that records no model (written before models were recorded)
+    is taken as embedded with the configured one (docs/embeddings.md).
+
+    Raises:
+        ModelMismatch: the two are not the same model (``same_model``).
+    """
+    if recorded is not None and not same_model(recorded, configured):
+        raise ModelMismatch(
+            f"Collection {collection!r} was embedded with {recorded!r}; this process embeds "
+            f"with {configured!r}, whose vectors cannot be compared with its own. Use it with "
+            f"ANCHORGRAPH_EMBEDDING_MODEL={recorded} (and its server, if it has one), or "
+            f"re-embed it with the new model: anchorgraph collections reembed {collection}"
+        )
 
 
 class SentenceTransformerEmbedder:

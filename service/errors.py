@@ -9,12 +9,15 @@ AnchorgraphError
 ├── NotFound              no such collection / document / entity       → 404
 ├── Forbidden             the key may read that collection, not write  → 403
 ├── Conflict              it would replace a document unseen, or the graph changed under it → 409
-│   └── PreconditionFailed  If-Match / If-None-Match does not hold    → 412
+│   ├── PreconditionFailed  If-Match / If-None-Match does not hold    → 412
+│   └── ModelMismatch       the collection was embedded with another model → 409
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
 ├── DeadlineExceeded      Neo4j did not answer within the request deadline → 504
 ├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
 ├── OcrUnavailable        Tesseract (or a language's data) is not installed → 503
 ├── SourceUnavailable     a source URL's bucket or folder cannot be listed or read → 502
+├── EmbeddingUnavailable  the embedding server cannot be reached, or kept failing → 503
+├── EmbeddingFailed       the embedding server refused a request or answered nonsense → 502
 ├── IndexNotReady         an index did not come ONLINE in time         → 503
 │   └── SchemaMissing       a reader found no schema (never initialised) → 503
 └── LocalServerError      the project's own Neo4j could not be set up  → (CLI message)
@@ -80,6 +83,21 @@ class Conflict(AnchorgraphError):
 class PreconditionFailed(Conflict):
     """A condition of the write (``If-Match``, ``If-None-Match``; RFC 9110 §13.1) does not hold
     for the document in the graph."""
+
+
+class ModelMismatch(Conflict):
+    """The collection was embedded with another model than the one this process embeds with:
+    its vectors and the new ones would not be comparable."""
+
+
+class EmbeddingUnavailable(AnchorgraphError):
+    """The embedding server cannot be reached, or still answered busy or failing after the
+    retries (``embedding_retry_s``); nothing of the batch was written."""
+
+
+class EmbeddingFailed(AnchorgraphError):
+    """The embedding server refused a request (a key, a model or a batch size it does not
+    take) or answered something that is not the embeddings asked for."""
 
 
 class GraphUnavailable(AnchorgraphError):

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from anchorgraph.embedding import (
+    Closeable,
     Embedder,
     Vectors,
     declared_dimension,
@@ -43,6 +44,7 @@ from anchorgraph.onnx_encoder import OnnxUnavailable
 from anchorgraph.settings import Settings
 
 if TYPE_CHECKING:  # imported by open_runtime and the properties that build them, not here
+    from anchorgraph.embedding_remote import RemoteEmbedder
     from anchorgraph.loaders.entities import EntityExtractor
     from anchorgraph.loaders.ingest import Ingestor
     from anchorgraph.retrieval.context import SearchContext
@@ -53,7 +55,11 @@ EmbedderFactory = Callable[[Settings], Embedder]
 
 
 def default_embedder(settings: Settings) -> Embedder:
-    """The configured sentence-transformers model (queries through ONNX Runtime if asked)."""
+    """The configured embedder: the embedding server's model when ``embedding_url`` is set
+    (``remote_embedder``), else the sentence-transformers model in this process (queries
+    through ONNX Runtime if asked)."""
+    if settings.embedding_url is not None:
+        return remote_embedder(settings)
     with collector_paused():
         return load_embedder(
             settings.embedding_model,
@@ -62,6 +68,29 @@ def default_embedder(settings: Settings) -> Embedder:
             threads=settings.embedding_threads,
             onnx_cache=settings.cache_dir if settings.embedding_onnx_queries else None,
         )
+
+
+def remote_embedder(settings: Settings) -> RemoteEmbedder:
+    """The model of the embedding server at ``embedding_url`` (``anchorgraph.embedding_remote``),
+    as the ``embedding_*`` settings say; nothing is asked of the server until something is
+    embedded or the vectors' width is wanted."""
+    from anchorgraph.embedding_remote import RemoteEmbedder, RemoteOptions, tokenizer_for
+
+    assert settings.embedding_url is not None
+    key = settings.embedding_api_key
+    options = RemoteOptions(
+        url=settings.embedding_url,
+        model=settings.embedding_model,
+        api_key=key.get_secret_value() if key is not None else None,
+        dimensions=settings.embedding_dimensions,
+        batch_size=settings.embedding_batch_size,
+        concurrency=settings.embedding_concurrency,
+        timeout_s=settings.embedding_timeout_s,
+        retry_s=settings.embedding_retry_s,
+    )
+    return RemoteEmbedder(
+        options, tokenizer_for(settings.embedding_model, settings.embedding_tokenizer)
+    )
 
 
 def query_embedder(settings: Settings, *, notice: Callable[[str], None] | None = None) -> Embedder:
@@ -73,8 +102,13 @@ def query_embedder(settings: Settings, *, notice: Callable[[str], None] | None =
     in a local folder), the full model is loaded instead, which checks and records the export
     for the next process; ``notice`` (default: a warning in the log) is told so and why. With
     ``embedding_onnx_queries`` off or a device other than the CPU, it is the full model as
-    ``default_embedder`` gives it."""
-    if not settings.embedding_onnx_queries or settings.embedding_device != "cpu":
+    ``default_embedder`` gives it; with an embedding server (``embedding_url``), that server.
+    """
+    if (
+        settings.embedding_url is not None
+        or not settings.embedding_onnx_queries
+        or settings.embedding_device != "cpu"
+    ):
         return default_embedder(settings)
     try:
         return load_query_embedder(
@@ -136,7 +170,13 @@ class ModelWhenNeeded:
 def embedding_dimension(settings: Settings) -> int:
     """The width of the configured model's vectors, which the vector indexes are made for: as
     the model's files declare it, without loading it (``declared_dimension``), else from the
-    loaded model."""
+    loaded model; with an embedding server, from its answer to a probe."""
+    if settings.embedding_url is not None:
+        embedder = remote_embedder(settings)
+        try:
+            return embedder.dimension
+        finally:
+            embedder.close()
     declared = declared_dimension(settings.embedding_model)
     return declared if declared is not None else default_embedder(settings).dimension
 
@@ -213,28 +253,32 @@ def open_runtime(
     graph = connect(settings)
     try:
         embedder = embedder_factory(settings)
-        writer = SchemaMode(schema) is SchemaMode.APPLY
-        if writer:
-            indexes = apply_schema(graph, embedder.dimension, settings.index_online_timeout_s)
-        else:
-            indexes = verify_schema(graph, embedder.dimension)
-        context = SearchContext(graph, embedder)
         try:
-            runtime = Runtime(
-                settings,
-                graph,
-                embedder,
-                context,
-                indexes,
-                gazetteer=gazetteer or settings.gazetteer,
-                batch_size=batch_size,
-                embedder_factory=embedder_factory,
-            )
-            if writer:  # a bad gazetteer fails the start, not the first write
-                runtime.ingestor  # noqa: B018
-            yield runtime
+            writer = SchemaMode(schema) is SchemaMode.APPLY
+            if writer:
+                indexes = apply_schema(graph, embedder.dimension, settings.index_online_timeout_s)
+            else:
+                indexes = verify_schema(graph, embedder.dimension)
+            context = SearchContext(graph, embedder)
+            try:
+                runtime = Runtime(
+                    settings,
+                    graph,
+                    embedder,
+                    context,
+                    indexes,
+                    gazetteer=gazetteer or settings.gazetteer,
+                    batch_size=batch_size,
+                    embedder_factory=embedder_factory,
+                )
+                if writer:  # a bad gazetteer fails the start, not the first write
+                    runtime.ingestor  # noqa: B018
+                yield runtime
+            finally:
+                context.close()
         finally:
-            context.close()
+            if isinstance(embedder, Closeable):  # an embedding server's client
+                embedder.close()
     finally:
         graph.close()
 

@@ -130,6 +130,48 @@ class Settings(BaseSettings):
         "in cache_dir and checked against sentence-transformers at load (~2.5x faster for one "
         "text on a CPU); torch if it cannot be had. False: always torch.",
     )
+    # An embedding server instead of the model in this process (service/embedding_remote.py,
+    # docs/embeddings.md): embedding_model is then the model's name on that server.
+    embedding_url: str | None = Field(
+        default=None,
+        pattern=r"^https?://",
+        description="The base URL of an OpenAI-compatible embeddings API (its POST {url}/"
+        "embeddings), e.g. http://127.0.0.1:7997/v1; documents and queries are then embedded "
+        "there, with embedding_model as the model's name. Unset: the model runs in this process.",
+    )
+    embedding_api_key: SecretStr | None = Field(
+        default=None,
+        description="Sent to the embedding server as Authorization: Bearer; never logged or "
+        "stored in the graph.",
+    )
+    embedding_dimensions: int | None = Field(
+        default=None,
+        ge=1,
+        description="Asked of a model that can shorten its vectors (OpenAI's text-embedding-3); "
+        "unset: the model's own width, read from the server's first answer.",
+    )
+    embedding_concurrency: int = Field(
+        default=2,
+        ge=1,
+        description="Requests in flight to the embedding server at once, for the whole process "
+        "(ingest jobs, document writes and searches share them).",
+    )
+    embedding_timeout_s: float = Field(
+        default=60.0, gt=0, description="One request to the embedding server, answer included."
+    )
+    embedding_retry_s: float = Field(
+        default=60.0,
+        ge=0,
+        description="How long a request the embedding server failed for a reason that passes "
+        "(unreachable, a timeout, 429 or 5xx) is sent again, honouring Retry-After; then the "
+        "write fails, nothing of its batch written.",
+    )
+    embedding_tokenizer: Path | None = Field(
+        default=None,
+        description="With an embedding server: a folder holding the model's tokenizer.json (or "
+        "the file), whose tokens chunk sizes are counted in; unset: the model's own folder when "
+        "embedding_model is one, else the packaged all-MiniLM-L6-v2's tokenizer.",
+    )
 
     # --- ingestion ----------------------------------------------------------------------------
     chunk_tokens: int = Field(default=200, ge=16, description="Target chunk size in model tokens.")
@@ -261,14 +303,26 @@ class Settings(BaseSettings):
             return {**values, "neo4j_home": Path(data_dir).expanduser() / "neo4j"}
         return values
 
-    @field_validator("api_key")
+    @field_validator("embedding_url", mode="before")
+    @classmethod
+    def _empty_url_is_none(cls, url: Any) -> Any:
+        """``ANCHORGRAPH_EMBEDDING_URL=`` (empty) means the model in this process."""
+        return None if url == "" else url
+
+    @field_validator("api_key", "embedding_api_key")
     @classmethod
     def _empty_key_is_none(cls, key: SecretStr | None) -> SecretStr | None:
-        """``ANCHORGRAPH_API_KEY=`` (empty) means no key, not a key no one can send."""
+        """An empty key (``ANCHORGRAPH_API_KEY=``) means no key, not a key no one can send."""
         return key if key is not None and key.get_secret_value() else None
 
     @field_validator(
-        "data_dir", "neo4j_home", "cache_dir", "gazetteer", "java_home", "api_keys_file"
+        "data_dir",
+        "neo4j_home",
+        "cache_dir",
+        "gazetteer",
+        "java_home",
+        "api_keys_file",
+        "embedding_tokenizer",
     )
     @classmethod
     def _expand_home(cls, path: Path | None) -> Path | None:

@@ -36,10 +36,13 @@ from anchorgraph.errors import (
     Conflict,
     DeadlineExceeded,
     DocumentTooLarge,
+    EmbeddingFailed,
+    EmbeddingUnavailable,
     Forbidden,
     GraphUnavailable,
     IndexNotReady,
     InvalidInput,
+    ModelMismatch,
     NotFound,
     OcrUnavailable,
     PreconditionFailed,
@@ -108,6 +111,13 @@ NOT_FOUND = ProblemType(404, "not-found", "Not found")
 FORBIDDEN = ProblemType(403, "forbidden", "Not allowed to this key")
 CONFLICT = ProblemType(409, "conflict", "It would replace a document unseen")
 PRECONDITION_FAILED = ProblemType(412, "precondition-failed", "A precondition does not hold")
+MODEL_MISMATCH = ProblemType(
+    409, "model-mismatch", "The collection was embedded with another model"
+)
+EMBEDDING_UNAVAILABLE = ProblemType(
+    503, "embedding-unavailable", "The embedding server is unavailable"
+)
+EMBEDDING_FAILED = ProblemType(502, "embedding-failed", "The embedding server refused the request")
 GRAPH_UNAVAILABLE = ProblemType(503, "graph-unavailable", "Neo4j is unavailable")
 DEADLINE_EXCEEDED = ProblemType(504, "deadline-exceeded", "Neo4j did not answer in time")
 CLAIM_EXTRACTION_FAILED = ProblemType(502, "claim-extraction-failed", "Claim extraction failed")
@@ -125,6 +135,7 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (NotFound, NOT_FOUND),
     (Forbidden, FORBIDDEN),
     (PreconditionFailed, PRECONDITION_FAILED),
+    (ModelMismatch, MODEL_MISMATCH),
     (Conflict, CONFLICT),
     (GraphUnavailable, GRAPH_UNAVAILABLE),
     (DeadlineExceeded, DEADLINE_EXCEEDED),
@@ -132,6 +143,8 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (IndexNotReady, INDEX_NOT_READY),
     (OcrUnavailable, OCR_UNAVAILABLE),
     (SourceUnavailable, SOURCE_UNAVAILABLE),
+    (EmbeddingUnavailable, EMBEDDING_UNAVAILABLE),
+    (EmbeddingFailed, EMBEDDING_FAILED),
 )
 
 

@@ -1,5 +1,5 @@
 """``anchorgraph collections``: list the collections of the graph, or delete one with all it
-holds. Both open the graph alone: no model."""
+holds (both open the graph alone: no model), or embed one again with the configured model."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Annotated
 
 import typer
 
-from anchorgraph.cli.output import clear_errors, command_group, console
+from anchorgraph.cli.output import clear_errors, command_group, console, err, load_settings
 
 collections_app = command_group(
     "Collections: many sources side by side in one graph, each document in exactly one."
@@ -52,4 +52,28 @@ def collections_delete(
         delete_collection(graph, name)
     console.print(
         f"Deleted collection {name!r} ({held.documents} documents, {held.chunks} chunks)."
+    )
+
+
+@collections_app.command("reembed")
+def collections_reembed(
+    name: Annotated[str, typer.Argument(help="The collection to embed again.")],
+) -> None:
+    """Embed every vector of a collection again with the configured model (in this process or
+    on the embedding server, ANCHORGRAPH_EMBEDDING_*), in place, and record that model: the
+    collection is then written and searched with it (docs/embeddings.md)."""
+    from anchorgraph.loaders.reembed import reembed_collection
+    from anchorgraph.runtime import open_runtime
+
+    with clear_errors(), open_runtime(load_settings(), schema="verify") as runtime:
+        report = reembed_collection(
+            runtime.graph,
+            runtime.embedder,
+            name,
+            progress=lambda done, total: err.print(f"{done}/{total} documents", end="\r"),
+        )
+    console.print(
+        f"Re-embedded collection {report.collection!r} with {report.model!r}: "
+        f"{report.documents} documents, {report.chunks} chunks, {report.entities} entities, "
+        f"{report.triples} triples, {report.links} links."
     )

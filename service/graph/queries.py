@@ -46,6 +46,7 @@ from anchorgraph.graph.rows import (
     DocumentTitleRow,
     DocumentVectorRow,
     EntityDocumentsRow,
+    EntityNameRow,
     FdAuthorityRow,
     FdInputsRow,
     FdLengthRow,
@@ -62,6 +63,8 @@ from anchorgraph.graph.rows import (
     IndexStateRow,
     JudgmentRow,
     LinkRow,
+    LockRow,
+    ModelRow,
     MovedRow,
     NameRow,
     NearestChunkRow,
@@ -69,10 +72,10 @@ from anchorgraph.graph.rows import (
     NoRow,
     ReachedRow,
     RecordedJudgmentRow,
+    ReembedTextsRow,
     ResolvedRow,
     SampleChunkRow,
     ServerInfoRow,
-    ShardRow,
     SyncedDocumentRow,
     TitlePassDocumentRow,
     VectorIndexDimensionsRow,
@@ -121,7 +124,8 @@ class Query:
     UPGRADE_GRAPH_MARKS = Statement("upgrade/graph_marks", NoRow)
     # load: ingestion writes (loaders/graph_writer.py)
     FREE_SHARD = Statement("load/free_shard", FreeShardRow)
-    LOCK_COLLECTION = Statement("load/lock_collection", ShardRow)
+    LOCK_COLLECTION = Statement("load/lock_collection", LockRow)
+    COLLECTION_MODEL = Statement("load/collection_model", ModelRow)
     COUNT_COLLECTION = Statement("load/count_collection", NoRow)
     EXISTING_HASHES = Statement("load/existing_hashes", IdentifiedDocumentRow)
     DOCUMENTS_AT_URIS = Statement("load/documents_at_uris", IdentifiedDocumentRow)
@@ -214,6 +218,12 @@ class Query:
     ALL_LINKS = Statement("admin/all_links", LinkRow)
     CHUNK_VECTORS = Statement("admin/chunk_vectors", ChunkVectorRow)
     DOCUMENT_VECTORS = Statement("admin/document_vectors", DocumentVectorRow)
+    # admin: re-embedding a collection with another model (loaders/reembed.py)
+    REEMBED_TEXTS = Statement("admin/reembed_texts", ReembedTextsRow)
+    SET_VECTORS = Statement("admin/set_vectors", NoRow)
+    COLLECTION_ENTITIES = Statement("admin/collection_entities", EntityNameRow)
+    SET_ENTITY_VECTORS = Statement("admin/set_entity_vectors", NoRow)
+    SET_COLLECTION_MODEL = Statement("admin/set_collection_model", NoRow)
     # admin: the evaluation (evaluation/run.py, evaluation/tune.py)
     DOCUMENT_IDS = Statement("admin/document_ids", IdRow)
     DOCUMENT_SOURCE_TYPES = Statement("admin/document_source_types", DocumentSourceTypeRow)

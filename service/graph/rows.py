@@ -118,10 +118,18 @@ class FreeShardRow(TypedDict):
     shard: int
 
 
-class ShardRow(TypedDict):
-    """A collection's shard; null for one written before shards, not upgraded yet."""
+class ModelRow(TypedDict):
+    """The embedding model a collection records; null: none."""
+
+    model: str | None
+
+
+class LockRow(TypedDict):
+    """A collection locked for a write: its shard (null for one written before shards, not
+    upgraded yet) and the embedding model it records (null: none)."""
 
     shard: int | None
+    model: str | None
 
 
 class MovedRow(TypedDict):
@@ -339,6 +347,7 @@ class CollectionSizeRow(TypedDict):
     ranking: str | None
     has_links: bool
     has_mentions: bool
+    model: str | None
 
 
 class EntityDocumentsRow(TypedDict):
@@ -492,6 +501,27 @@ class ChunkVectorRow(TypedDict):
 class DocumentVectorRow(TypedDict):
     id: str
     embedding: list[float]
+
+
+class EmbeddedText(TypedDict):
+    """What one vector was embedded from: the node's key, or the relationship's elementId."""
+
+    id: str
+    text: str
+
+
+class ReembedTextsRow(TypedDict):
+    """A document's texts that vectors were embedded from, by kind (admin/reembed_texts)."""
+
+    id: str
+    chunks: list[EmbeddedText]
+    triples: list[EmbeddedText]
+    links: list[EmbeddedText]
+
+
+class EntityNameRow(TypedDict):
+    id: str
+    name: str
 
 
 class DocumentSourceTypeRow(TypedDict):

@@ -7,6 +7,7 @@ import threading
 import time
 from collections.abc import Mapping, Sequence
 
+from anchorgraph.embedding import check_model
 from anchorgraph.errors import NotFound
 from anchorgraph.graph.queries import Query
 from anchorgraph.retrieval.paths.base import Reader
@@ -52,6 +53,7 @@ class CollectionSizes:
                 else CollectionRanking.model_validate_json(row["ranking"]),
                 links=bool(row["has_links"]),
                 mentions=bool(row["has_mentions"]),
+                model=row["model"],
             )
             for row in rows
         }
@@ -82,6 +84,17 @@ def languages_of(documents: Mapping[str, int]) -> frozenset[Language]:
         except ValueError:
             found.add(Language.ENGLISH)
     return frozenset(found or {Language.ENGLISH})
+
+
+def check_models(sizes: Mapping[str, CollectionSize], names: Sequence[str], model: str) -> None:
+    """Refuse a query embedded with ``model`` in collections embedded with another: their
+    vectors would not be comparable.
+
+    Raises:
+        ModelMismatch: one of ``names`` records another model (``embedding.check_model``).
+    """
+    for name in names:
+        check_model(name, sizes[name].model if name in sizes else None, model)
 
 
 def search_scope(

@@ -23,7 +23,7 @@ from anchorgraph.graph.deadline import propagating
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import DocumentSignalsRow, HydratedChunk
 from anchorgraph.retrieval.analysis import analyse, embed, prepare, query_language
-from anchorgraph.retrieval.collections import search_scope
+from anchorgraph.retrieval.collections import check_models, search_scope
 from anchorgraph.retrieval.context import SearchContext, SearchRun, Trace
 from anchorgraph.retrieval.defaults import DEFAULT_NO_MATCH_RULE
 from anchorgraph.retrieval.evidence import hit_evidence
@@ -72,9 +72,12 @@ def retrieve(
 
     Raises:
         NotFound: a requested collection does not exist or ``access`` may not read it.
+        ModelMismatch: a collection it reads was embedded with another model.
     """
     trace = trace or Trace(context.graph)
-    scope = search_scope(_sizes(context, options), options.collections, access)
+    sizes = _sizes(context, options)
+    scope = search_scope(sizes, options.collections, access)
+    check_models(sizes, scope.collections, context.embedder.name)
     if options.filters.active and not scope.empty:
         with trace.stage("filter"):
             scope = _filtered(trace.read, options, scope)

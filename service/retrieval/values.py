@@ -35,6 +35,7 @@ class CollectionSize:
     # Whether it holds links an expansion can follow, and entity mentions a bridge can cross.
     links: bool = True
     mentions: bool = True
+    model: str | None = None  # the embedding model it records; None: the configured one
 
 
 @dataclass(frozen=True)

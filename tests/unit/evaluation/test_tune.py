@@ -113,6 +113,7 @@ class RecordedGraph:
                     "ranking": None,
                     "has_links": False,
                     "has_mentions": False,
+                    "model": None,
                 }
             ]
         if query is Query.HYDRATE_CHUNKS:

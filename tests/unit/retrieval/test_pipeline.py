@@ -71,6 +71,7 @@ class RecordedGraph:
                     "ranking": None,
                     "has_links": self.links,
                     "has_mentions": self.mentions,
+                    "model": None,
                 }
             ]
         self.asked.append(query)

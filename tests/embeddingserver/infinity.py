@@ -1,0 +1,120 @@
+"""A real Infinity (``infinity_emb v2``, an OpenAI-compatible embedding server) on loopback, for
+the tests of the remote embedder (service/embedding_remote.py).
+
+``make infinity`` installs it into a venv of its own in the cache (Makefile), keyed by this
+folder's requirements.txt; ``infinity()`` finds it there. The venv finds torch and the rest of
+what it does not pin in anchorgraph's own venv, named in ``ANCHORGRAPH_BASE_SITE``
+(base_site.pth). It serves the packaged all-MiniLM-L6-v2 from its local folder, offline
+(``HF_HUB_OFFLINE``), without telemetry (``DO_NOT_TRACK``), under ``/v1``, with an API key.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import os
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+
+from anchorgraph.embedding import resolve_model_path
+from anchorgraph.graph.local_server import free_port
+
+HERE = Path(__file__).resolve().parent
+# It loads the model (a few seconds idle) before it answers; a loaded machine takes longer.
+START_TIMEOUT_S = 180.0
+SERVED_MODEL = "all-MiniLM-L6-v2"
+
+
+def infinity() -> Path:
+    """The cached venv's ``infinity_emb`` of this folder's requirements.
+
+    Raises:
+        FileNotFoundError: it is not installed yet (``make infinity`` installs it).
+    """
+    key = hashlib.sha256((HERE / "requirements.txt").read_bytes()).hexdigest()[:12]
+    cache = Path(os.environ.get("ANCHORGRAPH_CACHE_DIR") or Path.home() / ".cache/anchorgraph")
+    venv = cache / f"infinity-{key}"
+    if not (venv / ".installed").is_file():
+        raise FileNotFoundError(f"{venv} is not installed: `make infinity` installs it (Makefile)")
+    return venv / "bin" / "infinity_emb"
+
+
+def base_site() -> Path:
+    """The site-packages that holds anchorgraph's torch, which Infinity's venv borrows."""
+    spec = importlib.util.find_spec("torch")
+    assert spec is not None and spec.origin is not None, "torch is not installed"
+    return Path(spec.origin).parents[1]
+
+
+class Infinity:
+    """One ``infinity_emb v2`` process serving the packaged model as ``SERVED_MODEL``;
+    ``url`` is its API's base (requests go to ``{url}/embeddings``)."""
+
+    def __init__(self, home: Path, api_key: str) -> None:
+        self.home = home
+        self.api_key = api_key
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    def start(self) -> Infinity:
+        command = [
+            str(infinity()),
+            "v2",
+            f"--model-id={resolve_model_path(SERVED_MODEL)}",
+            f"--served-model-name={SERVED_MODEL}",
+            "--engine=torch",
+            "--device=cpu",
+            "--host=127.0.0.1",
+            f"--port={self.port}",
+            "--url-prefix=/v1",
+            "--no-model-warmup",
+        ]
+        environment = {
+            **os.environ,
+            "ANCHORGRAPH_BASE_SITE": str(base_site()),
+            "HF_HUB_OFFLINE": "1",
+            "DO_NOT_TRACK": "1",
+            "INFINITY_API_KEY": self.api_key,  # not on the command line, which ps shows
+            "OMP_NUM_THREADS": "1",
+        }
+        self.home.mkdir(parents=True, exist_ok=True)
+        with (self.home / "infinity.log").open("ab") as log:  # the process keeps its own copy
+            self.process = subprocess.Popen(
+                command, cwd=self.home, env=environment, stdout=log, stderr=subprocess.STDOUT
+            )
+        self._wait_until_serving()
+        return self
+
+    def _wait_until_serving(self) -> None:
+        deadline = time.monotonic() + START_TIMEOUT_S
+        headers = {"Authorization": f"Bearer {self.api_key}"}
+        while time.monotonic() < deadline:
+            assert self.process is not None
+            if self.process.poll() is not None:
+                raise RuntimeError(f"infinity exited ({self.process.returncode}): {self.log()}")
+            try:
+                if httpx.get(f"{self.url}/models", headers=headers, timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            time.sleep(0.3)
+        self.stop()
+        raise RuntimeError(f"infinity did not answer in {START_TIMEOUT_S} s: {self.log()}")
+
+    def log(self) -> str:
+        path = self.home / "infinity.log"
+        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
