@@ -19,6 +19,7 @@ from anchorgraph.api import (
     search,
     web,
 )
+from anchorgraph.api import jobs as jobs_api
 from anchorgraph.api.deadline import install_deadline
 from anchorgraph.api.deps import json_bodies_only
 from anchorgraph.api.docs import install_docs
@@ -27,6 +28,7 @@ from anchorgraph.api.metrics import install_metrics
 from anchorgraph.api.security import install_security
 from anchorgraph.api.warm import Requests, RequestsMiddleware, keep_warm
 from anchorgraph.graph.schema import SchemaMode
+from anchorgraph.jobs import JobRunner
 from anchorgraph.runtime import (
     EmbedderFactory,
     default_embedder,
@@ -58,10 +60,18 @@ def create_app(
         ) as runtime:
             log.info("schema ready: %d indexes online", len(runtime.indexes))
             app.state.runtime = runtime
+            # Ingest jobs the last API left unfinished go on (service/jobs.py).
+            app.state.jobs = jobs = JobRunner(runtime)
+            resumed = jobs.resume()
+            if resumed:
+                log.info("resumed %d ingest jobs", len(resumed))
             # Warmed before the freeze, so what the first searches load is frozen too.
             with keep_warm(runtime, requests) as warmer, startup_objects_frozen():
                 app.state.warm_start = warmer
-                yield
+                try:
+                    yield
+                finally:
+                    jobs.stop()  # each after its batch under way; resumed at the next start
 
     app = FastAPI(
         title="anchorgraph",
@@ -79,6 +89,7 @@ def create_app(
     app.include_router(health.router)
     app.include_router(collections.router)
     app.include_router(documents.router)
+    app.include_router(jobs_api.router)
     app.include_router(search.router)
     app.include_router(judgments.router)
     app.include_router(audit.router)

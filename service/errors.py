@@ -10,7 +10,8 @@ AnchorgraphError
 ├── Forbidden             the key may read that collection, not write  → 403
 ├── Conflict              it would replace a document unseen, or the graph changed under it → 409
 │   ├── PreconditionFailed  If-Match / If-None-Match does not hold    → 412
-│   └── ModelMismatch       the collection was embedded with another model → 409
+│   ├── ModelMismatch       the collection was embedded with another model → 409
+│   └── JobRunning          an ingest job is writing into the collection already → 409
 ├── GraphUnavailable      Neo4j cannot be reached or refused us        → 503
 ├── DeadlineExceeded      Neo4j did not answer within the request deadline → 504
 ├── ClaimExtractionError  an optional LLM claim extractor failed         → 502
@@ -88,6 +89,10 @@ class PreconditionFailed(Conflict):
 class ModelMismatch(Conflict):
     """The collection was embedded with another model than the one this process embeds with:
     its vectors and the new ones would not be comparable."""
+
+
+class JobRunning(Conflict):
+    """An ingest job is writing into the collection already: one job at a time."""
 
 
 class EmbeddingUnavailable(AnchorgraphError):

@@ -195,6 +195,11 @@ class Settings(BaseSettings):
         ge=1,
         description="Attempts of one request to a source's store (the first and its retries).",
     )
+    ingest_job_prefixes: list[str] = Field(
+        default=[],
+        description="The server folders and URL prefixes (s3://bucket/prefix) an ingest job of "
+        "the API (POST /ingest/jobs) may read from, a JSON list; empty: uploads only.",
+    )
     read_workers: int = Field(
         default=0,
         ge=0,

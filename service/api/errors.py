@@ -42,6 +42,7 @@ from anchorgraph.errors import (
     GraphUnavailable,
     IndexNotReady,
     InvalidInput,
+    JobRunning,
     ModelMismatch,
     NotFound,
     OcrUnavailable,
@@ -114,6 +115,7 @@ PRECONDITION_FAILED = ProblemType(412, "precondition-failed", "A precondition do
 MODEL_MISMATCH = ProblemType(
     409, "model-mismatch", "The collection was embedded with another model"
 )
+JOB_RUNNING = ProblemType(409, "job-running", "An ingest job is writing into the collection")
 EMBEDDING_UNAVAILABLE = ProblemType(
     503, "embedding-unavailable", "The embedding server is unavailable"
 )
@@ -136,6 +138,7 @@ _PROBLEM_TYPES: tuple[tuple[type[AnchorgraphError], ProblemType], ...] = (
     (Forbidden, FORBIDDEN),
     (PreconditionFailed, PRECONDITION_FAILED),
     (ModelMismatch, MODEL_MISMATCH),
+    (JobRunning, JOB_RUNNING),
     (Conflict, CONFLICT),
     (GraphUnavailable, GRAPH_UNAVAILABLE),
     (DeadlineExceeded, DEADLINE_EXCEEDED),

@@ -10,6 +10,7 @@ from anchorgraph.cli.eval import evaluate
 from anchorgraph.cli.fd import fd_app
 from anchorgraph.cli.graph import graph_app
 from anchorgraph.cli.ingest import ingest, sync
+from anchorgraph.cli.jobs import jobs_command
 from anchorgraph.cli.output import command_group
 from anchorgraph.cli.search import SearchCommand, search_command
 from anchorgraph.cli.serve import mcp_command, run, serve
@@ -22,6 +23,7 @@ app = command_group(
 app.command("tune")(tune)
 app.command("ingest")(ingest)
 app.command("sync")(sync)
+app.command("jobs")(jobs_command)
 app.command("search", cls=SearchCommand)(search_command)
 app.command("serve")(serve)
 app.command("mcp")(mcp_command)

@@ -1,6 +1,6 @@
 """What every ``anchorgraph`` command prints with: the consoles, and our errors as a message and
-an exit code instead of a traceback (shared by every module of ``anchorgraph.cli``); and the
-settings, read when a command runs.
+an exit code instead of a traceback (shared by every module of ``anchorgraph.cli``); the
+settings, read when a command runs; and a request to a running API (``api_call``).
 
 The command modules import nothing at the top that ``anchorgraph --help`` does not need: each
 command imports what it uses when it runs (pydantic-settings alone takes a third of a second to
@@ -22,6 +22,8 @@ from rich.markup import escape
 from anchorgraph.errors import AnchorgraphError, InvalidInput
 
 if TYPE_CHECKING:
+    import httpx
+
     from anchorgraph.embedding import Embedder
     from anchorgraph.settings import Settings
 
@@ -112,3 +114,32 @@ SplitOption = Annotated[str, typer.Option(help="A qrels file stem: train, dev, .
 KeepServerOption = Annotated[
     bool, typer.Option(help="Leave the evaluation Neo4j running for the next run.")
 ]
+
+
+def api_base(url: str) -> str:
+    """The API at ``url`` (``http://host:port``, ``host:port``), or (``""``) the configured one."""
+    url = url or load_settings().api_url
+    return (url if "://" in url else f"http://{url}").rstrip("/")
+
+
+def api_call(method: str, endpoint: str, **options: Any) -> httpx.Response:
+    """One request to a running API with the configured key (``options`` go to httpx); any
+    answer but 2xx ends the command with the problem's title and detail (exit 1)."""
+    import httpx
+
+    key = load_settings().api_key
+    headers = {"X-API-Key": key.get_secret_value()} if key is not None else {}
+    try:
+        response = httpx.request(method, endpoint, headers=headers, **options)
+    except httpx.HTTPError as error:
+        _error(f"no answer from {endpoint}: {error}")
+        raise typer.Exit(1) from None
+    if not response.is_success:
+        try:
+            problem = response.json()
+            detail = f"{problem['title']}: {problem['detail']}"
+        except (ValueError, KeyError, TypeError):
+            detail = response.text[:500]
+        _error(f"{endpoint} answered {response.status_code}: {detail}")
+        raise typer.Exit(1)
+    return response

@@ -12,7 +12,15 @@ from typing import TYPE_CHECKING, Annotated, Any, get_type_hints
 import typer
 from typer.core import TyperCommand
 
-from anchorgraph.cli.output import clear_errors, console, err, load_settings, query_embedder
+from anchorgraph.cli.output import (
+    api_base,
+    api_call,
+    clear_errors,
+    console,
+    err,
+    load_settings,
+    query_embedder,
+)
 from anchorgraph.cli.search_flags import read_flags, request
 
 if TYPE_CHECKING:  # imported by the commands that use them (anchorgraph.cli.output says why)
@@ -142,40 +150,10 @@ def _search_api(url: str, options: SearchOptions) -> SearchResult:
     """The same search through ``POST /search`` of a running API (which may hold the only
     password to the graph, and has the model loaded): the one at ``url``, or (``""``) the
     configured one."""
-    import httpx
-    from rich.markup import escape
-
     from anchorgraph.retrieval.results import SearchResult
 
-    settings = load_settings()
-    key = settings.api_key
-    headers = {"X-API-Key": key.get_secret_value()} if key is not None else {}
-    url = url or settings.api_url
-    base = url if "://" in url else f"http://{url}"  # host:port
-    endpoint = f"{base.rstrip('/')}/search"
-    try:
-        response = httpx.post(
-            endpoint,
-            json=options.model_dump(mode="json", exclude_unset=True),
-            headers=headers,
-            timeout=120.0,
-        )
-    except httpx.HTTPError as error:
-        message = f"no answer from {endpoint}: {error}"
-        err.print(f"[bold red]error:[/] {escape(message)}", soft_wrap=True)
-        raise typer.Exit(1) from None
-    if response.status_code != 200:
-        try:
-            problem = response.json()
-            detail = f"{problem['title']}: {problem['detail']}"
-        except (ValueError, KeyError, TypeError):
-            detail = response.text[:500]
-        err.print(
-            f"[bold red]error:[/] {escape(endpoint)} answered {response.status_code}: "
-            f"{escape(detail)}",
-            soft_wrap=True,
-        )
-        raise typer.Exit(1)
+    body = options.model_dump(mode="json", exclude_unset=True)
+    response = api_call("POST", f"{api_base(url)}/search", json=body, timeout=120.0)
     return SearchResult.model_validate_json(response.content)
 
 

@@ -27,6 +27,8 @@ from anchorgraph.graph.rows import (
     BrowserFolderFdRow,
     BrowserNeighbourhoodRow,
     BrowserOverviewRow,
+    BusyRow,
+    CancelRow,
     CandidatesRow,
     ChunkVectorRow,
     CollectionRow,
@@ -61,6 +63,7 @@ from anchorgraph.graph.rows import (
     IdentifiedDocumentRow,
     IdRow,
     IndexStateRow,
+    JobRow,
     JudgmentRow,
     LinkRow,
     LockRow,
@@ -76,6 +79,7 @@ from anchorgraph.graph.rows import (
     ResolvedRow,
     SampleChunkRow,
     ServerInfoRow,
+    StateRow,
     SyncedDocumentRow,
     TitlePassDocumentRow,
     VectorIndexDimensionsRow,
@@ -230,6 +234,12 @@ class Query:
     DOCUMENT_TITLES = Statement("admin/document_titles", DocumentTitleRow)
     GRAPH_COUNTS = Statement("admin/graph_counts", GraphCountsRow)
     DELETE_ALL_BATCHED = Statement("admin/delete_all_batched", NoRow)
+    # jobs: ingest jobs of the API (service/jobs.py)
+    CREATE_JOB = Statement("jobs/create_job", BusyRow)
+    GET_JOB = Statement("jobs/get_job", JobRow)
+    SET_JOB = Statement("jobs/set_job", CancelRow)
+    CANCEL_JOB = Statement("jobs/cancel_job", StateRow)
+    UNFINISHED_JOBS = Statement("jobs/unfinished_jobs", IdRow)
     # health
     SERVER_INFO = Statement("health/server_info", ServerInfoRow)
 

@@ -545,3 +545,24 @@ class ServerInfoRow(TypedDict):
     name: str
     version: str
     edition: str
+
+
+# --- ingest jobs (service/jobs.py) ------------------------------------------------------------
+class BusyRow(TypedDict):
+    """The job already writing into a collection; null: the new one was created."""
+
+    busy: str | None
+
+
+class JobRow(TypedDict):
+    """An ingest job's properties, as stored (service/jobs.py reads them into ``Job``)."""
+
+    job: dict[str, Any]
+
+
+class CancelRow(TypedDict):
+    cancel: bool
+
+
+class StateRow(TypedDict):
+    state: str

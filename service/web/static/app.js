@@ -392,6 +392,59 @@ function browserAnchor(key, text) {
 }
 
 // --- start --------------------------------------------------------------------------------
+// "Add documents": an ingest job (POST /ingest/jobs, docs/jobs.md) followed until it ends.
+async function addDocuments(event) {
+  event.preventDefault();
+  const files = document.getElementById("add-files").files;
+  const source = document.getElementById("add-source").value.trim();
+  const collection = document.getElementById("add-collection").value.trim();
+  const status = document.getElementById("add-status");
+  let init;
+  if (files.length) {
+    const form = new FormData();
+    for (const file of files) form.append("files", file, file.name);
+    form.append("collection", collection);
+    init = { method: "POST", body: form };
+  } else if (source) {
+    init = { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ source, collection }) };
+  } else {
+    status.textContent = "Choose files, or name a folder or URL.";
+    return;
+  }
+  const response = await api("/ingest/jobs", init);
+  const answer = await response.json();
+  if (!response.ok) {
+    status.textContent = `Refused: ${answer.detail || answer.title}`;
+    return;
+  }
+  followJob(answer.url);
+}
+
+async function followJob(url) {
+  const progress = document.getElementById("add-progress");
+  const status = document.getElementById("add-status");
+  const cancel = document.getElementById("add-cancel");
+  progress.hidden = false;
+  cancel.hidden = false;
+  cancel.onclick = () => api(url, { method: "DELETE" });
+  for (;;) {
+    const job = await (await api(url)).json();
+    progress.max = Math.max(job.listed, 1);
+    progress.value = job.read;
+    const eta = job.eta_s === null ? "" : `, ${Math.round(job.eta_s)} s left`;
+    status.textContent = `${job.state}: ${job.read} of ${job.listed} files read, ${job.written} written, ` +
+      `${job.unchanged} unchanged, ${job.refused} refused, ${job.skipped} skipped${eta}`;
+    if (job.state !== "queued" && job.state !== "running") {
+      cancel.hidden = true;
+      const reasons = [...job.refusals, ...job.skips, job.error].filter(Boolean);
+      if (reasons.length) status.textContent += ` (${reasons.join("; ")})`;
+      if (job.state === "done") loadCollections();
+      return job;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
 async function start() {
   config = await (await fetch("/ui/config")).json();
   $("query").maxLength = config.max_query_chars;
@@ -413,6 +466,7 @@ async function start() {
   $("use-threshold").addEventListener("change", () => { $("threshold").disabled = !$("use-threshold").checked; });
   $("threshold").addEventListener("input", () => { $("threshold-value").value = fixed($("threshold").value, 2); });
   $("search").addEventListener("submit", (event) => { event.preventDefault(); search(); });
+  $("add").addEventListener("submit", addDocuments);
   document.addEventListener("keydown", (event) => {
     if (event.key === "/" && document.activeElement.tagName !== "INPUT") { event.preventDefault(); $("query").focus(); }
   });

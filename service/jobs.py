@@ -1,0 +1,350 @@
+"""Ingest jobs: a folder, a bucket prefix or uploaded files ingested in the background of the API,
+with progress, cancel and resume (``/ingest/jobs``, docs/jobs.md).
+
+A job is an ``(:IngestJob)`` node (cypher/jobs/): its source, collection, state (``queued`` →
+``running`` → ``done`` | ``failed`` | ``cancelled``) and progress, written after every batch. One
+job writes into a collection at a time: a second is refused (409 ``job-running``), since two
+writers of one collection would each see the other's documents as changed or refused.
+
+The runner ingests the source like ``anchorgraph ingest`` (``ingestion.reading`` then
+``Ingestor.ingest``), one transaction per batch. After each batch it records the progress and
+reads whether a cancel was asked; a cancel stops it there, between batches, so every document is
+written whole or not at all. When the API stops, the job stays ``running`` in the graph and the
+next start resumes it (``resume``): the ingest skips what is written already by content hash, so
+nothing is written twice. Uploaded files are kept under ``data_dir/uploads/<collection>/`` until
+the job ends, so that a resumed job can read them again, and re-uploading a file keeps its
+document's ``uri``, as the "nothing replaced unseen" rule needs (docs/collections.md).
+"""
+
+from __future__ import annotations
+
+import logging
+import shutil
+import threading
+import time
+import uuid
+import zipfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
+
+from anchorgraph.errors import AnchorgraphError, Forbidden, InvalidInput, JobRunning, NotFound
+from anchorgraph.graph.gateway import single_in
+from anchorgraph.graph.queries import Query
+from anchorgraph.loaders.graph_writer import lock_collection
+from anchorgraph.scope import collection_name
+
+if TYPE_CHECKING:
+    from anchorgraph.loaders.ingest import IngestStats
+    from anchorgraph.loaders.read import Skipped
+    from anchorgraph.runtime import Runtime
+
+log = logging.getLogger(__name__)
+
+UNFINISHED = ("queued", "running")
+# At most this many refusals and skipped files are kept on the job; the counts are whole.
+KEPT_REASONS = 100
+
+
+class Cancelled(Exception):
+    """Raised from the progress callback between batches: the job was asked to stop."""
+
+
+class Stopping(Exception):
+    """Raised from the progress callback between batches: the API is stopping; the job stays
+    ``running`` and is resumed at the next start."""
+
+
+@dataclass
+class Progress:
+    """What a job did so far; ``listed`` is known once its source is listed."""
+
+    listed: int = 0
+    read: int = 0
+    written: int = 0
+    unchanged: int = 0
+    refused: int = 0
+    skipped: int = 0
+    chunks: int = 0
+    seconds: float = 0.0
+    refusals: list[str] = field(default_factory=list)
+    skips: list[str] = field(default_factory=list)
+
+    def properties(self) -> dict[str, Any]:
+        return {
+            "listed": self.listed,
+            "read": self.read,
+            "written": self.written,
+            "unchanged": self.unchanged,
+            "refused": self.refused,
+            "skipped": self.skipped,
+            "chunks": self.chunks,
+            "seconds": self.seconds,
+            "refusals": self.refusals[:KEPT_REASONS],
+            "skips": self.skips[:KEPT_REASONS],
+        }
+
+
+def allowed_location(prefixes: Iterable[str], location: str) -> str:
+    """``location`` (a server path or a URL) if it lies under one of ``prefixes``
+    (``ingest_job_prefixes``): a path resolved (links followed, ``..`` gone) inside a prefix
+    folder, a URL starting with a prefix URL.
+
+    Raises:
+        Forbidden: it lies under none (and none is configured: no path or URL is allowed).
+    """
+    prefixes = list(prefixes)
+    if "://" in location and not location.startswith("file://"):
+        if any(location.startswith(prefix) for prefix in prefixes if "://" in prefix):
+            return location
+    else:
+        path = Path(location.removeprefix("file://")).resolve()
+        for prefix in prefixes:
+            if "://" not in prefix and path.is_relative_to(Path(prefix).resolve()):
+                return str(path)
+    raise Forbidden(
+        f"{location!r} is under none of the folders and URLs this API may ingest from "
+        f"(ANCHORGRAPH_INGEST_JOB_PREFIXES: {prefixes or 'none set'}); upload the files instead."
+    )
+
+
+def spool_uploads(folder: Path, files: Iterable[tuple[str, bytes]], max_bytes: int) -> list[str]:
+    """Write uploaded files into ``folder`` (a ``.zip`` unpacked there), returning the paths
+    written, relative to it.
+
+    Raises:
+        InvalidInput: no file, a name that leaves the folder, a bad or too large zip.
+    """
+    written: list[str] = []
+    for name, data in files:
+        if name.lower().endswith(".zip"):
+            written += _unzip(folder, name, data, max_bytes)
+        else:
+            written.append(_put(folder, _safe_name(PurePosixPath(name).name or ""), data))
+    if not written:
+        raise InvalidInput("No file to ingest: upload one or more files, or a .zip.")
+    return written
+
+
+def _unzip(folder: Path, name: str, data: bytes, max_bytes: int) -> list[str]:
+    import io
+
+    try:
+        archive = zipfile.ZipFile(io.BytesIO(data))
+    except zipfile.BadZipFile:
+        raise InvalidInput(f"{name}: not a zip archive.") from None
+    members = [m for m in archive.infolist() if not m.is_dir()]
+    if sum(m.file_size for m in members) > max_bytes:
+        raise InvalidInput(f"{name}: unpacks to more than {max_bytes} bytes.")
+    return [_put(folder, _safe_name(m.filename), archive.read(m)) for m in members]
+
+
+def _safe_name(name: str) -> str:
+    path = PurePosixPath(name.replace("\\", "/"))
+    if not name or path.is_absolute() or ".." in path.parts or "\x00" in name:
+        raise InvalidInput(f"{name!r}: not a file name inside the upload.")
+    return str(path)
+
+
+def _put(folder: Path, name: str, data: bytes) -> str:
+    target = folder / name
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(data)
+    return name
+
+
+class JobRunner:
+    """Runs the API's ingest jobs, each in a thread of its own, over ``runtime``."""
+
+    def __init__(self, runtime: Runtime) -> None:
+        self.runtime = runtime
+        self._stopping = threading.Event()
+        self._threads: dict[str, threading.Thread] = {}
+
+    def uploads(self, collection: str) -> Path:
+        """Where the files uploaded into ``collection`` are kept while its job runs."""
+        return self.runtime.settings.data_dir / "uploads" / collection_name(collection)
+
+    def submit(
+        self,
+        collection: str,
+        source: str,
+        *,
+        replace: bool = False,
+        files: list[str] | None = None,
+        staged: Path | None = None,
+    ) -> str:
+        """Record a new job reading ``source`` (only ``files`` of it when given) into
+        ``collection`` and start it; returns its id. ``staged``: a folder holding ``files``
+        (uploaded), moved into ``source`` once the job is recorded, and removed in any case, so
+        that a refused upload never overwrites the files of the job it waits for.
+
+        Raises:
+            JobRunning: a job is queued or running in the collection.
+        """
+        collection = collection_name(collection)
+        job_id = uuid.uuid4().hex
+        properties = {
+            "id": job_id,
+            "collection": collection,
+            "source": source,
+            "files": files or [],
+            "replace": replace,
+            "state": "queued",
+            "error": "",
+            **Progress().properties(),
+        }
+
+        def create(tx: Any) -> str | None:
+            lock_collection(tx, collection)
+            row = single_in(tx, Query.CREATE_JOB, {"collection": collection, "job": properties})
+            return row["busy"] if row else None
+
+        try:
+            busy = self.runtime.graph.write(create)
+            if busy is None and staged is not None:
+                for name in files or []:
+                    target = Path(source) / name
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    (staged / name).replace(target)
+        finally:
+            if staged is not None:
+                shutil.rmtree(staged, ignore_errors=True)
+        if busy is not None:
+            raise JobRunning(
+                f"Job {busy} is writing into collection {collection!r}; this one would see its "
+                "documents half-written. Wait for it (GET /ingest/jobs/" + busy + ") or cancel it."
+            )
+        self._start(job_id)
+        return job_id
+
+    def get(self, job_id: str) -> dict[str, Any]:
+        """The job's properties.
+
+        Raises:
+            NotFound: no such job.
+        """
+        rows = self.runtime.graph.read(Query.GET_JOB, {"id": job_id})
+        if not rows:
+            raise NotFound(f"No ingest job {job_id!r}.")
+        return dict(rows[0]["job"])
+
+    def cancel(self, job_id: str) -> str:
+        """Ask the job to stop between batches; returns its state now.
+
+        Raises:
+            NotFound: no such job.
+        """
+        row = self.runtime.graph.write(lambda tx: single_in(tx, Query.CANCEL_JOB, {"id": job_id}))
+        if row is None:
+            raise NotFound(f"No ingest job {job_id!r}.")
+        return row["state"]
+
+    def resume(self) -> list[str]:
+        """Start again every job the last API left queued or running."""
+        ids = [row["id"] for row in self.runtime.graph.read(Query.UNFINISHED_JOBS, {})]
+        for job_id in ids:
+            self._start(job_id)
+        return ids
+
+    def stop(self, timeout_s: float = 30.0) -> None:
+        """Stop every job after its batch under way (each stays ``running``, resumed at the next
+        start), waiting at most ``timeout_s`` for them."""
+        self._stopping.set()
+        deadline = time.monotonic() + timeout_s
+        for thread in list(self._threads.values()):
+            thread.join(max(0.0, deadline - time.monotonic()))
+
+    def wait(self, job_id: str, timeout_s: float) -> None:
+        """Until the job's thread ends (tests, the CLI's own runs)."""
+        thread = self._threads.get(job_id)
+        if thread is not None:
+            thread.join(timeout_s)
+
+    # --- the run ------------------------------------------------------------------------------
+    def _start(self, job_id: str) -> None:
+        thread = threading.Thread(
+            target=self._run, args=(job_id,), name=f"ingest-job-{job_id[:8]}", daemon=True
+        )
+        self._threads[job_id] = thread
+        thread.start()
+
+    def _set(self, job_id: str, progress: dict[str, Any]) -> bool:
+        """Record ``progress``; whether a cancel was asked."""
+        row = self.runtime.graph.write(
+            lambda tx: single_in(tx, Query.SET_JOB, {"id": job_id, "progress": progress})
+        )
+        return bool(row and row["cancel"])
+
+    def _run(self, job_id: str) -> None:
+        job = self.get(job_id)
+        if job["state"] not in UNFINISHED:
+            return
+        if self._set(job_id, {"state": "running"}):
+            self._set(job_id, {"state": "cancelled"})
+            return
+        progress = Progress()
+        try:
+            self._ingest(job, progress, lambda: self._set(job_id, progress.properties()))
+        except Cancelled:
+            self._set(job_id, {**progress.properties(), "state": "cancelled"})
+        except Stopping:
+            self._set(job_id, progress.properties())  # still running: the next start resumes it
+            return
+        except AnchorgraphError as error:
+            self._set(job_id, {**progress.properties(), "state": "failed", "error": str(error)})
+        except Exception as error:
+            log.exception("ingest job %s failed", job_id)
+            failure = f"{type(error).__name__}: {error}"
+            self._set(job_id, {**progress.properties(), "state": "failed", "error": failure})
+        else:
+            self._set(job_id, {**progress.properties(), "state": "done"})
+        self._release(job)
+
+    def _ingest(self, job: dict[str, Any], progress: Progress, record: Callable[[], bool]) -> None:
+        from anchorgraph.ingestion import reading, source_at
+
+        settings = self.runtime.settings
+        wanted = set(job.get("files") or [])
+        only = (lambda entry: entry.path in wanted) if wanted else None
+
+        def on_skip(skipped: Skipped) -> None:
+            progress.skipped += 1
+            progress.skips.append(f"{skipped.path}: {skipped.reason}")
+
+        source = source_at(settings, job["source"])
+        progress.listed = sum(1 for entry in source.entries() if only is None or only(entry))
+        if record():
+            raise Cancelled
+        started = time.perf_counter()
+        collection = job["collection"]
+
+        def take(stats: IngestStats) -> None:
+            progress.read = stats.documents + progress.skipped
+            progress.written, progress.unchanged = stats.written, stats.unchanged
+            progress.refused = len(stats.refused)
+            progress.refusals = [r.message(collection) for r in stats.refused]
+            progress.chunks, progress.seconds = stats.chunks, time.perf_counter() - started
+
+        def between_batches(stats: IngestStats) -> None:
+            take(stats)
+            if record():
+                raise Cancelled
+            if self._stopping.is_set():
+                raise Stopping
+
+        with reading(settings, job["source"], on_skip=on_skip, only=only) as documents:
+            stats = self.runtime.ingestor.ingest(
+                documents, between_batches, collection=collection, replace=bool(job["replace"])
+            )
+        take(stats)
+
+    def _release(self, job: dict[str, Any]) -> None:
+        """A finished job's uploaded files are not needed any more."""
+        if job.get("files"):
+            folder = Path(job["source"])
+            for name in job["files"]:
+                (folder / name).unlink(missing_ok=True)
+            if folder.is_dir() and not any(folder.iterdir()):
+                shutil.rmtree(folder, ignore_errors=True)

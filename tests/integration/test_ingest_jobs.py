@@ -1,0 +1,283 @@
+"""Ingest jobs through the API (service/jobs.py, service/api/jobs.py) with the real Neo4j: a
+folder under the allowed prefixes and uploaded files (a .zip among them) ingested in the
+background with progress; a path outside the prefixes refused; one job per collection (409);
+a cancel stops between batches with nothing half-written; an API stopped mid-job resumes it at
+its next start and writes nothing twice.
+
+The embedder is the deterministic fake (these are tests of plumbing), held at a gate where a
+test needs a job caught mid-way; 130 small files make three batches of the runtime's 64."""
+
+from __future__ import annotations
+
+import io
+import threading
+import time
+import zipfile
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any, cast
+
+import neo4j
+import pytest
+from clients import api_client
+from fastapi.testclient import TestClient
+from uvicorn_thread import served
+
+from anchorgraph.app import create_app
+from anchorgraph.embedding import HashEmbedder, Vectors
+from anchorgraph.graph.gateway import Graph
+from anchorgraph.jobs import JobRunner
+from anchorgraph.settings import Settings
+
+pytestmark = pytest.mark.integration
+
+FILES = 130  # three batches of 64
+CHROMIUM = Path("/usr/bin/chromium")  # Debian's (Makefile), as the search page's tests drive it
+WAIT_S = 300.0  # a safety net only: the tests wait on the job's thread, not on time
+
+
+class GatedEmbedder(HashEmbedder):
+    """The fake embedder, which blocks every call while ``hold`` is set until it is cleared."""
+
+    def __init__(self) -> None:
+        super().__init__(dimension=384)
+        self.hold = threading.Event()
+        self.open = threading.Event()
+        self.open.set()
+        self.waiting = threading.Event()
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        if self.hold.is_set():
+            self.waiting.set()
+            self.open.wait(WAIT_S)
+        return super().embed(texts)
+
+    def close_gate(self) -> None:
+        self.open.clear()
+        self.hold.set()
+
+    def open_gate(self) -> None:
+        self.hold.clear()
+        self.open.set()
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    for n in range(FILES):
+        (corpus / f"note-{n:03}.md").write_text(f"# Note {n}\n\nThe archive keeps letter {n}.\n")
+    return corpus
+
+
+def client_of(settings: Settings, embedder: HashEmbedder, folder: Path) -> TestClient:
+    """The API allowed to ingest from the test's folder, uploads kept in its own data dir."""
+    data = folder.parent / "data"
+    return api_client(settings, embedder, ingest_job_prefixes=[str(folder)], data_dir=data)
+
+
+def documents(driver: neo4j.Driver) -> tuple[int, int]:
+    """(documents, documents without a chunk) in the graph."""
+    row = driver.execute_query(
+        "MATCH (d:Document) RETURN count(d) AS n, "
+        "count(CASE WHEN NOT EXISTS { (d)-[:HAS_CHUNK]->() } THEN 1 END) AS empty"
+    ).records[0]
+    return row["n"], row["empty"]
+
+
+def finish(client: TestClient, job_id: str) -> dict[str, object]:
+    jobs: JobRunner = cast(Any, client.app).state.jobs
+    jobs.wait(job_id, WAIT_S)
+    answer = client.get(f"/ingest/jobs/{job_id}")
+    assert answer.status_code == 200, answer.text
+    return dict(answer.json())
+
+
+def test_a_folder_job_ingests_in_the_background_with_progress(
+    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder, folder: Path
+) -> None:
+    with client_of(settings, fake_embedder, folder) as client:
+        answer = client.post("/ingest/jobs", json={"source": str(folder), "collection": "jobs"})
+        assert answer.status_code == 202, answer.text
+        assert answer.headers["location"] == answer.json()["url"]
+        assert answer.json()["state"] in {"queued", "running", "done"}
+        job = finish(client, answer.json()["id"])
+        assert job["state"] == "done", job
+        assert (job["listed"], job["read"], job["written"], job["unchanged"]) == (FILES,) * 3 + (0,)
+        assert job["chunks"] >= FILES and job["chunks_per_s"] > 0 and job["eta_s"] is None
+        assert documents(clean_graph.driver) == (FILES, 0)
+
+        again = finish(
+            client,
+            client.post("/ingest/jobs", json={"source": str(folder), "collection": "jobs"}).json()[
+                "id"
+            ],
+        )
+        assert (again["written"], again["unchanged"]) == (0, FILES)
+
+
+def test_sources_outside_the_allowed_prefixes_are_refused(
+    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder, folder: Path
+) -> None:
+    with client_of(settings, fake_embedder, folder) as client:
+        for source in ("/etc", str(folder) + "/../data", "s3://elsewhere/x"):
+            answer = client.post("/ingest/jobs", json={"source": source})
+            assert answer.status_code == 403, (source, answer.text)
+            assert "ANCHORGRAPH_INGEST_JOB_PREFIXES" in answer.json()["detail"]
+        assert client.post("/ingest/jobs", json={"collection": "x"}).status_code == 422
+    assert documents(clean_graph.driver) == (0, 0)
+
+
+def test_uploaded_files_and_a_zip_are_ingested_and_refusals_reported(
+    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder, folder: Path
+) -> None:
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as packed:
+        packed.writestr("letters/a.md", "# A\n\nThe first letter.\n")
+        packed.writestr("letters/b.md", "# B\n\nThe second letter.\n")
+    files = [
+        ("files", ("one.md", b"# One\n\nA note.\n", "text/markdown")),
+        ("files", ("two.txt", b"Another note.\n", "text/plain")),
+        ("files", ("bundle.zip", archive.getvalue(), "application/zip")),
+    ]
+    with client_of(settings, fake_embedder, folder) as client:
+        answer = client.post("/ingest/jobs", files=files, data={"collection": "uploads"})
+        assert answer.status_code == 202, answer.text
+        job = finish(client, answer.json()["id"])
+        assert (job["state"], job["listed"], job["written"]) == ("done", 4, 4), job
+        ids = {
+            r["id"]
+            for r in clean_graph.driver.execute_query(
+                "MATCH (d:Document) RETURN d.id AS id"
+            ).records
+        }
+        assert ids == {
+            "uploads/one.md",
+            "uploads/two.txt",
+            "uploads/letters/a.md",
+            "uploads/letters/b.md",
+        }
+
+        # A document of the same id from another origin is refused, and the job says why.
+        client.post("/documents", json={"id": "three.md", "text": "Kept.", "collection": "uploads"})
+        again = client.post(
+            "/ingest/jobs",
+            files=[("files", ("three.md", b"# Three\n\nReplaces?\n", "text/markdown"))],
+            data={"collection": "uploads"},
+        )
+        job = finish(client, again.json()["id"])
+        assert (job["state"], job["written"], job["refused"]) == ("done", 0, 1), job
+        assert "three.md" in job["refusals"][0]
+
+        evil = io.BytesIO()
+        with zipfile.ZipFile(evil, "w") as packed:
+            packed.writestr("../escape.md", "# Out\n")
+        refused = client.post(
+            "/ingest/jobs", files=[("files", ("evil.zip", evil.getvalue(), "application/zip"))]
+        )
+        assert refused.status_code == 400, refused.text
+    assert not (folder.parent / "data" / "uploads" / "escape.md").exists()
+
+
+def test_one_job_a_collection_and_a_cancel_stops_between_batches(
+    clean_graph: Graph, settings: Settings, folder: Path
+) -> None:
+    gated = GatedEmbedder()
+    with client_of(settings, gated, folder) as client:
+        gated.close_gate()
+        first = client.post("/ingest/jobs", json={"source": str(folder), "collection": "c"})
+        assert first.status_code == 202
+        assert gated.waiting.wait(WAIT_S)
+        second = client.post("/ingest/jobs", json={"source": str(folder), "collection": "c"})
+        assert second.status_code == 409, second.text
+        assert second.json()["type"].endswith("job-running")
+        other = client.post("/ingest/jobs", json={"source": str(folder), "collection": "other"})
+        assert other.status_code == 202  # another collection is free
+
+        cancelled = client.delete(f"/ingest/jobs/{first.json()['id']}")
+        assert cancelled.status_code == 200
+        gated.open_gate()
+        job = finish(client, first.json()["id"])
+        finish(client, other.json()["id"])
+    assert job["state"] == "cancelled", job
+    assert job["written"] < FILES
+    written = clean_graph.driver.execute_query(
+        "MATCH (d:Document {collection: 'c'}) "
+        "RETURN count(d) AS n, count(CASE WHEN NOT EXISTS { (d)-[:HAS_CHUNK]->() } THEN 1 END) AS e"
+    ).records[0]
+    assert (written["n"], written["e"]) == (job["written"], 0)  # whole batches only
+    assert written["n"] % 64 == 0
+
+
+def test_an_api_stopped_mid_job_resumes_it_and_writes_nothing_twice(
+    clean_graph: Graph, settings: Settings, folder: Path
+) -> None:
+    gated = GatedEmbedder()
+    with client_of(settings, gated, folder) as client:
+        job_id = client.post("/ingest/jobs", json={"source": str(folder)}).json()["id"]
+        while client.get(f"/ingest/jobs/{job_id}").json()["written"] == 0:
+            time.sleep(0.05)
+        gated.close_gate()
+        assert gated.waiting.wait(WAIT_S)
+        # The API stops: its jobs stop after the batch under way, which the gate now lets go.
+        threading.Timer(0.5, gated.open_gate).start()
+    stopped = clean_graph.driver.execute_query(
+        "MATCH (j:IngestJob {id: $id}) RETURN j.state AS state, j.written AS written", id=job_id
+    ).records[0]
+    assert stopped["state"] == "running" and 0 < stopped["written"] < FILES
+    assert documents(clean_graph.driver) == (stopped["written"], 0)
+
+    with client_of(settings, HashEmbedder(dimension=384), folder) as client:
+        job = finish(client, job_id)
+    assert job["state"] == "done", job
+    assert (job["written"], job["unchanged"]) == (FILES - stopped["written"], stopped["written"])
+    assert documents(clean_graph.driver) == (FILES, 0)
+
+
+def test_the_search_page_adds_documents_with_a_progress_bar(
+    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder, folder: Path
+) -> None:
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not CHROMIUM.exists():
+        pytest.skip("Chromium is not installed: `make test` installs Debian's chromium")
+    configured = settings.model_copy(
+        update={
+            "spacy_model": "",
+            "ingest_job_prefixes": [str(folder)],
+            "data_dir": folder.parent / "data",
+        }
+    )
+    app = create_app(configured, embedder_factory=lambda _: fake_embedder)
+    letters = folder / "letters"
+    letters.mkdir()
+    for n in range(5):
+        (letters / f"letter-{n}.md").write_text(f"# Letter {n}\n\nDear director, number {n}.\n")
+    status = "document.getElementById('add-status').textContent"
+    with served(app) as url, sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM))
+        page = chromium.new_page()
+        errors: list[str] = []
+        page.on("pageerror", lambda error: errors.append(str(error)))
+        page.goto(f"{url}/")
+        page.set_input_files("#add-files", [folder / f"note-00{n}.md" for n in range(3)])
+        page.fill("#add-collection", "page")
+        page.click("#add-start")
+        page.wait_for_function(f"{status}.startsWith('done')", timeout=WAIT_S * 1000)
+        assert page.eval_on_selector("#add-progress", "p => [p.value, p.max]") == [3, 3]
+        assert "3 written" in (page.text_content("#add-status") or "")
+
+        page.set_input_files("#add-files", [])
+        page.fill("#add-source", "/etc")
+        page.click("#add-start")
+        page.wait_for_function(f"{status}.startsWith('Refused')")
+        assert "ANCHORGRAPH_INGEST_JOB_PREFIXES" in (page.text_content("#add-status") or "")
+        page.fill("#add-source", str(folder / "letters"))
+        page.click("#add-start")
+        page.wait_for_function(f"{status}.startsWith('done')", timeout=WAIT_S * 1000)
+        assert page.eval_on_selector("#add-progress", "p => [p.value, p.max]") == [5, 5]
+        chromium.close()
+        assert errors == [], errors
+    counted = clean_graph.driver.execute_query(
+        "MATCH (d:Document {collection: 'page'}) RETURN count(d) AS n"
+    ).records[0]["n"]
+    assert counted == 3 + 5  # the three uploaded, then the folder's five
