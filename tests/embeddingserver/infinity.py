@@ -23,8 +23,9 @@ from anchorgraph.embedding import resolve_model_path
 from anchorgraph.graph.local_server import free_port
 
 HERE = Path(__file__).resolve().parent
-# It loads the model (a few seconds idle) before it answers; a loaded machine takes longer.
-START_TIMEOUT_S = 180.0
+# It imports torch and loads the model (seconds when idle) before it answers; on a machine
+# shared by many processes that took minutes. A safety net, not a measure.
+START_TIMEOUT_S = 600.0
 SERVED_MODEL = "all-MiniLM-L6-v2"
 
 
