@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import tempfile
 import time
+from dataclasses import asdict, dataclass
 from itertools import islice
 from pathlib import Path
 
@@ -27,6 +29,7 @@ from pydantic import SecretStr
 
 from anchorgraph.embedding import Embedder
 from anchorgraph.graph.queries import Query, cypher
+from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.read import read_path
 from anchorgraph.runtime import default_embedder, open_runtime
 from anchorgraph.settings import Settings
@@ -38,6 +41,22 @@ DEFAULT_CORPUS = REPO.parent / "shared" / "datasets" / "scifact" / "corpus.jsonl
 # The Infinity the tests start (tests/embeddingserver/infinity.py), reused as it is.
 sys.path.insert(0, str(REPO / "tests"))
 KEY = "sk-benchmark"
+
+
+@dataclass(frozen=True)
+class Run:
+    """One ingest of the documents: its chunks and wall seconds, the CPU milliseconds per chunk
+    of this process and of the server (None: in process, no server)."""
+
+    run: str
+    chunks: int
+    seconds: float
+    cpu_ms_per_chunk: float
+    server_cpu_ms_per_chunk: float | None
+
+    @property
+    def chunks_per_s(self) -> float:
+        return self.chunks / self.seconds
 
 
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
@@ -57,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
 
     args = parse_args(argv)
     documents = list(islice(read_path(args.corpus, max_bytes=5_000_000), args.limit))
-    results: list[dict[str, object]] = []
+    results: list[Run] = []
     with (
         benchmark_server(args, prefix="anchorgraph-bench-embed-") as server,
         tempfile.TemporaryDirectory(prefix="anchorgraph-infinity-") as home,
@@ -87,23 +106,25 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(run(name, settings, documents, process.pid if process else None))
         finally:
             infinity.stop()
+    load = ", ".join(f"{x:.2f}" for x in os.getloadavg())
     print(f"\n{len(documents)} documents of {args.corpus}, no spaCy, batches of 64 documents")
+    print(f"load average after the runs (1, 5, 15 min): {load}")
     print(f"{'run':<22} {'chunks':>7} {'seconds':>8} {'chunks/s':>9} {'ms CPU/chunk':>13} "
           f"{'server ms/chunk':>16}")  # fmt: skip
     for r in results:
-        server_ms = r["server_cpu_ms_per_chunk"]
+        server_ms = r.server_cpu_ms_per_chunk
         print(
-            f"{r['run']:<22} {r['chunks']:>7} {r['seconds']:>8.1f} {r['chunks_per_s']:>9.1f} "
-            f"{r['cpu_ms_per_chunk']:>13.1f} "
+            f"{r.run:<22} {r.chunks:>7} {r.seconds:>8.1f} {r.chunks_per_s:>9.1f} "
+            f"{r.cpu_ms_per_chunk:>13.1f} "
             f"{'-' if server_ms is None else f'{server_ms:.1f}':>16}"
         )
-    print(json.dumps(results))
+    print(json.dumps([{**asdict(r), "chunks_per_s": r.chunks_per_s} for r in results]))
     return 0
 
 
 def run(
-    name: str, settings: Settings, documents: list, server_pid: int | None
-) -> dict[str, object]:
+    name: str, settings: Settings, documents: list[SourceDocument], server_pid: int | None
+) -> Run:
     with open_runtime(settings, schema="apply", embedder_factory=default_embedder) as runtime:
         runtime.graph.driver.execute_query(cypher(Query.DELETE_ALL))
         embedder: Embedder = runtime.embedder
@@ -115,14 +136,13 @@ def run(
         after = cpu_seconds(server_pid)
     server_s = after - server_cpu if after is not None and server_cpu is not None else None
     chunks = max(stats.chunks, 1)
-    return {
-        "run": name,
-        "chunks": stats.chunks,
-        "seconds": seconds,
-        "chunks_per_s": stats.chunks / seconds,
-        "cpu_ms_per_chunk": 1000 * cpu / chunks,
-        "server_cpu_ms_per_chunk": None if server_s is None else 1000 * server_s / chunks,
-    }
+    return Run(
+        run=name,
+        chunks=stats.chunks,
+        seconds=seconds,
+        cpu_ms_per_chunk=1000 * cpu / chunks,
+        server_cpu_ms_per_chunk=None if server_s is None else 1000 * server_s / chunks,
+    )
 
 
 if __name__ == "__main__":
