@@ -24,27 +24,56 @@ import threading
 import time
 import uuid
 import zipfile
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
+from datetime import datetime
+from enum import StrEnum
 from pathlib import Path, PurePosixPath
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from anchorgraph.errors import AnchorgraphError, Forbidden, InvalidInput, JobRunning, NotFound
-from anchorgraph.graph.gateway import single_in
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+from anchorgraph.errors import (
+    AnchorgraphError,
+    DocumentTooLarge,
+    Forbidden,
+    InvalidInput,
+    JobRunning,
+    NotFound,
+)
+from anchorgraph.graph.gateway import row_values, single_in
 from anchorgraph.graph.queries import Query
+from anchorgraph.graph.rows import JobProgressRow
 from anchorgraph.loaders.graph_writer import lock_collection
+from anchorgraph.loaders.ingest import Refusal, Refused
 from anchorgraph.scope import collection_name
 
 if TYPE_CHECKING:
+    import neo4j
+
     from anchorgraph.loaders.ingest import IngestStats
+    from anchorgraph.loaders.model import SourceDocument
     from anchorgraph.loaders.read import Skipped
     from anchorgraph.runtime import Runtime
 
 log = logging.getLogger(__name__)
 
-UNFINISHED = ("queued", "running")
 # At most this many refusals and skipped files are kept on the job; the counts are whole.
 KEPT_REASONS = 100
+
+
+class JobState(StrEnum):
+    """Where a job is: ``queued`` → ``running`` → ``done`` | ``failed`` | ``cancelled``."""
+
+    QUEUED = "queued"
+    RUNNING = "running"
+    DONE = "done"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+    @property
+    def unfinished(self) -> bool:
+        return self in (JobState.QUEUED, JobState.RUNNING)
 
 
 class Cancelled(Exception):
@@ -56,34 +85,96 @@ class Stopping(Exception):
     ``running`` and is resumed at the next start."""
 
 
-@dataclass
-class Progress:
+class JobRefusal(BaseModel):
+    """A document a job did not write, and why (``loaders.ingest.Refusal``): the collection
+    holds its id from another origin (``other-origin``), or holds its file under another id
+    (``stored-as``). Nothing is replaced unseen; the job's ``replace`` replaces them."""
+
+    model_config = ConfigDict(frozen=True)
+
+    id: str = Field(description="The document's id in the collection.")
+    reason: Refused
+    message: str = Field(description="Both origins, and what to do.")
+
+    @classmethod
+    def of(cls, refusal: Refusal, collection: str) -> JobRefusal:
+        return cls(id=refusal.id, reason=refusal.reason, message=refusal.message(collection))
+
+
+class JobUpdate(JobProgressRow):
+    """What a job's runner records, after each batch and at its end (cypher/jobs/set_job)."""
+
+    state: str
+    error: str
+
+
+class Progress(BaseModel):
     """What a job did so far; ``listed`` is known once its source is listed."""
 
-    listed: int = 0
-    read: int = 0
-    written: int = 0
-    unchanged: int = 0
-    refused: int = 0
-    skipped: int = 0
+    listed: int = Field(
+        default=0, description="Files the source lists (the job's files, for an upload)."
+    )
+    read: int = Field(default=0, description="Files read so far, skipped ones included.")
+    written: int = Field(default=0, description="Documents written: new, or changed ones.")
+    unchanged: int = Field(default=0, description="Documents the graph holds as they are.")
+    refused: int = Field(
+        default=0, description="Documents not written, which would replace others unseen."
+    )
+    skipped: int = Field(default=0, description="Files no reader took (format, size, damage).")
     chunks: int = 0
-    seconds: float = 0.0
-    refusals: list[str] = field(default_factory=list)
-    skips: list[str] = field(default_factory=list)
+    seconds: float = Field(default=0.0, description="Seconds of ingest so far.")
+    refusals: list[JobRefusal] = Field(
+        default=[], description=f"Each refused document and why (the first {KEPT_REASONS})."
+    )
+    skips: list[str] = Field(
+        default=[], description=f"Each skipped file and why (the first {KEPT_REASONS})."
+    )
 
-    def properties(self) -> dict[str, Any]:
-        return {
-            "listed": self.listed,
-            "read": self.read,
-            "written": self.written,
-            "unchanged": self.unchanged,
-            "refused": self.refused,
-            "skipped": self.skipped,
-            "chunks": self.chunks,
-            "seconds": self.seconds,
-            "refusals": self.refusals[:KEPT_REASONS],
-            "skips": self.skips[:KEPT_REASONS],
-        }
+    @field_validator("refusals", mode="before")
+    @classmethod
+    def _stored_refusals(cls, refusals: object) -> object:
+        """As stored, each refusal is its JSON (``JobProgressRow``)."""
+        if isinstance(refusals, list):
+            return [
+                JobRefusal.model_validate_json(r) if isinstance(r, str) else r for r in refusals
+            ]
+        return refusals
+
+    def stored(self) -> JobProgressRow:
+        return JobProgressRow(
+            listed=self.listed,
+            read=self.read,
+            written=self.written,
+            unchanged=self.unchanged,
+            refused=self.refused,
+            skipped=self.skipped,
+            chunks=self.chunks,
+            seconds=self.seconds,
+            refusals=[r.model_dump_json() for r in self.refusals[:KEPT_REASONS]],
+            skips=self.skips[:KEPT_REASONS],
+        )
+
+
+class Job(Progress):
+    """An ingest job as its ``(:IngestJob)`` node holds it."""
+
+    id: str
+    collection: str
+    source: str = Field(description="The folder or URL read; for an upload, where its files wait.")
+    files: list[str] = Field(
+        default=[], description="An upload's files, relative to source; empty: all of source."
+    )
+    replace: bool = Field(
+        default=False, description="Whether it replaces documents of another origin."
+    )
+    state: JobState
+    error: str = Field(default="", description="Why the job failed; empty otherwise.")
+    created: datetime
+    updated: datetime
+
+    @property
+    def uploaded(self) -> bool:
+        return bool(self.files)
 
 
 def allowed_location(prefixes: Iterable[str], location: str) -> str:
@@ -93,6 +184,7 @@ def allowed_location(prefixes: Iterable[str], location: str) -> str:
 
     Raises:
         Forbidden: it lies under none (and none is configured: no path or URL is allowed).
+        NotFound: a path under a prefix names no file or folder.
     """
     prefixes = list(prefixes)
     if "://" in location and not location.startswith("file://"):
@@ -102,6 +194,8 @@ def allowed_location(prefixes: Iterable[str], location: str) -> str:
         path = Path(location.removeprefix("file://")).resolve()
         for prefix in prefixes:
             if "://" not in prefix and path.is_relative_to(Path(prefix).resolve()):
+                if not path.exists():
+                    raise NotFound(f"No file or folder {str(path)!r} on the server.")
                 return str(path)
     raise Forbidden(
         f"{location!r} is under none of the folders and URLs this API may ingest from "
@@ -111,20 +205,24 @@ def allowed_location(prefixes: Iterable[str], location: str) -> str:
 
 def spool_uploads(folder: Path, files: Iterable[tuple[str, bytes]], max_bytes: int) -> list[str]:
     """Write uploaded files into ``folder`` (a ``.zip`` unpacked there), returning the paths
-    written, relative to it.
+    written, relative to it, each once: of two files of one name, the later is kept, as
+    unpacking a zip keeps the later of two members. A file sent without a name is named by its
+    place (``upload-2``); no reader takes it by that name, and the job lists it as skipped.
 
     Raises:
-        InvalidInput: no file, a name that leaves the folder, a bad or too large zip.
+        InvalidInput: no file, a name that leaves the folder, a file that is no zip.
+        DocumentTooLarge: a zip unpacks to more than ``max_bytes``.
     """
     written: list[str] = []
-    for name, data in files:
+    for place, (name, data) in enumerate(files, start=1):
         if name.lower().endswith(".zip"):
             written += _unzip(folder, name, data, max_bytes)
         else:
-            written.append(_put(folder, _safe_name(PurePosixPath(name).name or ""), data))
+            base = PurePosixPath(name.replace("\\", "/")).name or f"upload-{place}"
+            written.append(_put(folder, _safe_name(base), data))
     if not written:
         raise InvalidInput("No file to ingest: upload one or more files, or a .zip.")
-    return written
+    return list(dict.fromkeys(written))
 
 
 def _unzip(folder: Path, name: str, data: bytes, max_bytes: int) -> list[str]:
@@ -136,7 +234,7 @@ def _unzip(folder: Path, name: str, data: bytes, max_bytes: int) -> list[str]:
         raise InvalidInput(f"{name}: not a zip archive.") from None
     members = [m for m in archive.infolist() if not m.is_dir()]
     if sum(m.file_size for m in members) > max_bytes:
-        raise InvalidInput(f"{name}: unpacks to more than {max_bytes} bytes.")
+        raise DocumentTooLarge(f"{name}: unpacks to more than {max_bytes:,} bytes.")
     return [_put(folder, _safe_name(m.filename), archive.read(m)) for m in members]
 
 
@@ -185,20 +283,23 @@ class JobRunner:
         """
         collection = collection_name(collection)
         job_id = uuid.uuid4().hex
-        properties = {
-            "id": job_id,
+        parameters = {
             "collection": collection,
-            "source": source,
-            "files": files or [],
-            "replace": replace,
-            "state": "queued",
-            "error": "",
-            **Progress().properties(),
+            "job": {
+                "id": job_id,
+                "collection": collection,
+                "source": source,
+                "files": files or [],
+                "replace": replace,
+                "state": JobState.QUEUED.value,
+                "error": "",
+                **Progress().stored(),
+            },
         }
 
-        def create(tx: Any) -> str | None:
+        def create(tx: neo4j.ManagedTransaction) -> str | None:
             lock_collection(tx, collection)
-            row = single_in(tx, Query.CREATE_JOB, {"collection": collection, "job": properties})
+            row = single_in(tx, Query.CREATE_JOB, parameters)
             return row["busy"] if row else None
 
         try:
@@ -214,13 +315,13 @@ class JobRunner:
         if busy is not None:
             raise JobRunning(
                 f"Job {busy} is writing into collection {collection!r}; this one would see its "
-                "documents half-written. Wait for it (GET /ingest/jobs/" + busy + ") or cancel it."
+                f"documents half-written. Wait for it (GET /ingest/jobs/{busy}) or cancel it."
             )
         self._start(job_id)
         return job_id
 
-    def get(self, job_id: str) -> dict[str, Any]:
-        """The job's properties.
+    def get(self, job_id: str) -> Job:
+        """The job as the graph holds it.
 
         Raises:
             NotFound: no such job.
@@ -228,9 +329,9 @@ class JobRunner:
         rows = self.runtime.graph.read(Query.GET_JOB, {"id": job_id})
         if not rows:
             raise NotFound(f"No ingest job {job_id!r}.")
-        return dict(rows[0]["job"])
+        return Job.model_validate(row_values(rows[0]))
 
-    def cancel(self, job_id: str) -> str:
+    def cancel(self, job_id: str) -> JobState:
         """Ask the job to stop between batches; returns its state now.
 
         Raises:
@@ -239,7 +340,7 @@ class JobRunner:
         row = self.runtime.graph.write(lambda tx: single_in(tx, Query.CANCEL_JOB, {"id": job_id}))
         if row is None:
             raise NotFound(f"No ingest job {job_id!r}.")
-        return row["state"]
+        return JobState(row["state"])
 
     def resume(self) -> list[str]:
         """Start again every job the last API left queued or running."""
@@ -270,61 +371,64 @@ class JobRunner:
         self._threads[job_id] = thread
         thread.start()
 
-    def _set(self, job_id: str, progress: dict[str, Any]) -> bool:
-        """Record ``progress``; whether a cancel was asked."""
+    def _set(self, job_id: str, progress: Progress, state: JobState, error: str = "") -> bool:
+        """Record ``progress``, ``state`` and ``error``; whether a cancel was asked."""
+        changes = JobUpdate(**progress.stored(), state=state.value, error=error)
         row = self.runtime.graph.write(
-            lambda tx: single_in(tx, Query.SET_JOB, {"id": job_id, "progress": progress})
+            lambda tx: single_in(tx, Query.SET_JOB, {"id": job_id, "progress": changes})
         )
         return bool(row and row["cancel"])
 
     def _run(self, job_id: str) -> None:
         job = self.get(job_id)
-        if job["state"] not in UNFINISHED:
-            return
-        if self._set(job_id, {"state": "running"}):
-            self._set(job_id, {"state": "cancelled"})
+        if not job.state.unfinished:
             return
         progress = Progress()
+        if self._set(job_id, progress, JobState.RUNNING):
+            self._set(job_id, progress, JobState.CANCELLED)
+            return
         try:
-            self._ingest(job, progress, lambda: self._set(job_id, progress.properties()))
+            self._ingest(job, progress, lambda: self._set(job_id, progress, JobState.RUNNING))
         except Cancelled:
-            self._set(job_id, {**progress.properties(), "state": "cancelled"})
+            self._set(job_id, progress, JobState.CANCELLED)
         except Stopping:
-            self._set(job_id, progress.properties())  # still running: the next start resumes it
+            self._set(job_id, progress, JobState.RUNNING)  # the next start resumes it
             return
         except AnchorgraphError as error:
-            self._set(job_id, {**progress.properties(), "state": "failed", "error": str(error)})
+            self._set(job_id, progress, JobState.FAILED, str(error))
         except Exception as error:
             log.exception("ingest job %s failed", job_id)
-            failure = f"{type(error).__name__}: {error}"
-            self._set(job_id, {**progress.properties(), "state": "failed", "error": failure})
+            self._set(job_id, progress, JobState.FAILED, f"{type(error).__name__}: {error}")
         else:
-            self._set(job_id, {**progress.properties(), "state": "done"})
+            self._set(job_id, progress, JobState.DONE)
         self._release(job)
 
-    def _ingest(self, job: dict[str, Any], progress: Progress, record: Callable[[], bool]) -> None:
+    def _ingest(self, job: Job, progress: Progress, record: Callable[[], bool]) -> None:
+        """Ingest the job's source as ``anchorgraph ingest`` does, whose rule decides what is
+        written (``Ingestor.ingest``): a changed file read again from the same place replaces
+        its document, one whose id the collection holds from another origin is refused and
+        listed, unless the job says ``replace``."""
         from anchorgraph.ingestion import reading, source_at
 
         settings = self.runtime.settings
-        wanted = set(job.get("files") or [])
+        wanted = set(job.files)
         only = (lambda entry: entry.path in wanted) if wanted else None
 
         def on_skip(skipped: Skipped) -> None:
             progress.skipped += 1
             progress.skips.append(f"{skipped.path}: {skipped.reason}")
 
-        source = source_at(settings, job["source"])
+        source = source_at(settings, job.source)
         progress.listed = sum(1 for entry in source.entries() if only is None or only(entry))
         if record():
             raise Cancelled
         started = time.perf_counter()
-        collection = job["collection"]
 
         def take(stats: IngestStats) -> None:
             progress.read = stats.documents + progress.skipped
             progress.written, progress.unchanged = stats.written, stats.unchanged
             progress.refused = len(stats.refused)
-            progress.refusals = [r.message(collection) for r in stats.refused]
+            progress.refusals = [JobRefusal.of(r, job.collection) for r in stats.refused]
             progress.chunks, progress.seconds = stats.chunks, time.perf_counter() - started
 
         def between_batches(stats: IngestStats) -> None:
@@ -334,17 +438,28 @@ class JobRunner:
             if self._stopping.is_set():
                 raise Stopping
 
-        with reading(settings, job["source"], on_skip=on_skip, only=only) as documents:
+        with reading(settings, job.source, on_skip=on_skip, only=only) as documents:
             stats = self.runtime.ingestor.ingest(
-                documents, between_batches, collection=collection, replace=bool(job["replace"])
+                _as_requests(documents) if job.uploaded else documents,
+                between_batches,
+                collection=job.collection,
+                replace=job.replace,
             )
         take(stats)
 
-    def _release(self, job: dict[str, Any]) -> None:
+    def _release(self, job: Job) -> None:
         """A finished job's uploaded files are not needed any more."""
-        if job.get("files"):
-            folder = Path(job["source"])
-            for name in job["files"]:
+        if job.uploaded:
+            folder = Path(job.source)
+            for name in job.files:
                 (folder / name).unlink(missing_ok=True)
             if folder.is_dir() and not any(folder.iterdir()):
                 shutil.rmtree(folder, ignore_errors=True)
+
+
+def _as_requests(documents: Iterable[SourceDocument]) -> Iterator[SourceDocument]:
+    """Uploaded files as ``POST /documents`` takes an upload: documents without a ``uri``. Where
+    the API keeps them while the job runs is no origin: two uploads of a README.md come from
+    different people, and neither replaces the other unseen (docs/collections.md)."""
+    for document in documents:
+        yield replace(document, uri="")

@@ -9,7 +9,7 @@ from fastapi import APIRouter, Query
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints
 
 from anchorgraph.api.deps import AccessDep, RuntimeDep, readable
-from anchorgraph.api.errors import problems
+from anchorgraph.api.errors import EMBEDDED_WITH_ANOTHER_MODEL, problems
 from anchorgraph.api.schemas import VISIBLE_CHARACTER
 from anchorgraph.audit import (
     BlindnessAudit,
@@ -203,7 +203,7 @@ def tiers(
 @router.post(
     "/coverage",
     response_model=CoverageAudit,
-    responses={200: _example(_COVERAGE), **problems(400, 404, 413, 415, 422, 503)},
+    responses={200: _example(_COVERAGE), **problems(400, 404, 413, 415, 422, 502, 503)},
 )
 def coverage(request: CoverageRequest, runtime: RuntimeDep, access: AccessDep) -> CoverageAudit:
     """Corpus–benchmark coverage: the share of the claims some chunk covers (cosine ≥
@@ -225,7 +225,10 @@ def coverage(request: CoverageRequest, runtime: RuntimeDep, access: AccessDep) -
 @router.get(
     "/blindness",
     response_model=BlindnessAudit,
-    responses={200: _example(_BLINDNESS), **problems(404, 422, 503)},
+    responses={
+        200: _example(_BLINDNESS),
+        **problems(404, 409, 422, 502, 503, said={409: EMBEDDED_WITH_ANOTHER_MODEL}),
+    },
 )
 def blindness(
     runtime: RuntimeDep,

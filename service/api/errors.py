@@ -58,6 +58,7 @@ from anchorgraph.retrieval.fields import BLANK_TEXT, VISIBLE_CHARACTER
 log = logging.getLogger(__name__)
 
 PROBLEM_JSON = "application/problem+json"
+PROBLEM_SCHEMA = "#/components/schemas/ProblemDetails"
 TYPE_PREFIX = "urn:anchorgraph:problem:"
 # A detail is for people: an error about a megabyte of input does not echo the megabyte.
 DETAIL_CHARS = 1000
@@ -364,16 +365,17 @@ _DESCRIPTIONS: dict[int, str] = {
     404: "No such collection, document, chunk or route (or none this key may see).",
     409: "The document would replace, unseen, one the collection holds from another origin "
     "or from a request without one (the response's ETag names it: send If-Match with it, or "
-    "replace: true, to replace it), or another write changed it meanwhile.",
+    "replace: true, to replace it), or another write changed it meanwhile; or the collection "
+    "was embedded with another model than this API's (model-mismatch).",
     412: "A precondition of the write does not hold: If-Match names another version than the "
     "one stored (its ETag is in the response), or If-None-Match: * and the document exists.",
     413: "The body or the document is larger than the configured limit.",
     415: "A content type or file format no reader handles.",
     422: "The request does not match the schema (`errors` names each field), or the file "
     "cannot be read (corrupt or encrypted) or has more pages than the limit.",
-    502: "The configured claim extractor failed.",
-    503: "Neo4j is unavailable, an index is not ready, or a page needs OCR and Tesseract is "
-    "not installed.",
+    502: "The configured claim extractor failed, or the embedding server refused the request.",
+    503: "Neo4j is unavailable, an index is not ready, a page needs OCR and Tesseract is not "
+    "installed, or the embedding server cannot be reached.",
     504: "Neo4j did not answer within the request deadline (ANCHORGRAPH_REQUEST_DEADLINE_S); "
     "nothing was written.",
 }
@@ -413,12 +415,51 @@ _EXAMPLES: dict[int, tuple[ProblemType, str]] = {
 }
 
 
-def problems(*statuses: int) -> dict[int | str, dict[str, Any]]:
+@dataclass(frozen=True)
+class Said:
+    """What an error status means on one route, where it is not what every route's
+    ``_DESCRIPTIONS`` say, with the problem its example shows."""
+
+    description: str
+    problem: ProblemType
+    detail: str
+
+
+# The 409 of a route that embeds a query.
+EMBEDDED_WITH_ANOTHER_MODEL = Said(
+    "A collection it reads was embedded with another model than this API's (model-mismatch): "
+    "its vectors and the query's would not compare. `anchorgraph collections reembed NAME` "
+    "embeds it again with the API's model.",
+    MODEL_MISMATCH,
+    "Collection 'letters' was embedded with 'all-MiniLM-L6-v2'; this process embeds with "
+    "'multilingual-e5-small', whose vectors cannot be compared with its own. Use it with "
+    "ANCHORGRAPH_EMBEDDING_MODEL=all-MiniLM-L6-v2 (and its server, if it has one), or re-embed "
+    "it with the new model: anchorgraph collections reembed letters",
+)
+
+
+def problems(*statuses: int, said: Mapping[int, Said] | None = None) -> dict[int | str, Any]:
     """The ``responses`` of a route for the error statuses it can answer: each becomes a
-    ``ProblemDetails`` body in the OpenAPI document. A route that may answer 503 waits on
-    Neo4j, so within the request deadline: it may answer 504 too."""
+    ``ProblemDetails`` body in the OpenAPI document, described as ``said`` says for this route
+    or else as for every route. A route that may answer 503 waits on Neo4j, so within the
+    request deadline: it may answer 504 too."""
     waits = (504,) if 503 in statuses else ()
-    return {status: {"description": _DESCRIPTIONS[status]} for status in (*statuses, *waits)}
+    own = said or {}
+    return {
+        status: _said(status, own[status])
+        if status in own
+        else {"description": _DESCRIPTIONS[status]}
+        for status in (*statuses, *waits)
+    }
+
+
+def _said(status: int, said: Said) -> dict[str, Any]:
+    example = ProblemDetails(
+        type=said.problem.uri, title=said.problem.title, status=status, detail=said.detail
+    )
+    body = example.model_dump(mode="json", exclude_none=True)
+    content = {"schema": {"$ref": PROBLEM_SCHEMA}, "example": body}
+    return {"description": said.description, "content": {PROBLEM_JSON: content}}
 
 
 def _example(status: int) -> dict[str, Any]:
@@ -450,7 +491,7 @@ def _rewrite_error_responses(document: dict[str, Any], schemas: dict[str, Any]) 
     problem_schema = ProblemDetails.model_json_schema(ref_template="#/components/schemas/{model}")
     schemas.update(problem_schema.pop("$defs", {}))
     schemas["ProblemDetails"] = problem_schema
-    reference = {"$ref": "#/components/schemas/ProblemDetails"}
+    reference = {"$ref": PROBLEM_SCHEMA}
     for operation in _operations(document):
         for code, response in operation.get("responses", {}).items():
             status = int(code) if str(code).isdigit() else 0

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from datetime import datetime
 from typing import Annotated, Any, cast
 
 from fastapi import APIRouter, Path, Request, Response
@@ -16,14 +15,29 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.datastructures import UploadFile
 
 from anchorgraph.api.deps import AccessDep, RuntimeDep, writable
-from anchorgraph.api.errors import problems, unreadable_json
+from anchorgraph.api.errors import (
+    FORBIDDEN,
+    INVALID_INPUT,
+    JOB_RUNNING,
+    NOT_FOUND,
+    Said,
+    problems,
+    unreadable_json,
+)
 from anchorgraph.errors import InvalidInput, UnsupportedFormat
-from anchorgraph.jobs import JobRunner, allowed_location, spool_uploads
+from anchorgraph.jobs import Job, JobRunner, JobState, allowed_location, spool_uploads
 from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION
 
 router = APIRouter(prefix="/ingest/jobs", tags=["ingest jobs"])
 
-JobIdPath = Annotated[str, Path(pattern=r"^[0-9a-f]{32}$", description="The job's id.")]
+JobIdPath = Annotated[
+    str,
+    Path(
+        pattern=r"^[0-9a-f]{32}$",
+        description="The job's id.",
+        examples=["4c0f9a2b5d6e47f8a1b2c3d4e5f60718"],
+    ),
+]
 
 
 class JobIn(BaseModel):
@@ -47,36 +61,35 @@ class JobIn(BaseModel):
     )
 
 
-class JobOut(BaseModel):
-    """A job's state and progress."""
+class JobOut(Job):
+    """A job's state and progress, with where to follow it and its rate."""
 
-    id: str
     url: str = Field(description="Where to follow it: GET, and DELETE to cancel.")
-    collection: str
-    source: str
-    state: str = Field(description="queued, running, done, failed or cancelled.")
-    listed: int = Field(description="Files the source lists (the job's files, for an upload).")
-    read: int = Field(description="Files read so far, skipped ones included.")
-    written: int
-    unchanged: int
-    refused: int = Field(description="Documents not written: another origin holds their id.")
-    skipped: int = Field(description="Files no reader took (format, size, a bad file).")
-    chunks: int
-    seconds: float
     chunks_per_s: float
     eta_s: float | None = Field(description="Seconds left at the rate so far; null: unknown.")
-    refusals: list[str] = Field(description="Why each refused document was (the first 100).")
-    skips: list[str] = Field(description="Why each skipped file was (the first 100).")
-    error: str = Field(description="Why the job failed; empty otherwise.")
-    created: datetime
-    updated: datetime
+
+    @classmethod
+    def of(cls, job: Job, url: str) -> JobOut:
+        seconds = job.seconds
+        files_rate = job.read / seconds if seconds > 0 else 0.0
+        left = max(0, job.listed - job.read)
+        running = job.state is JobState.RUNNING
+        return cls(
+            **job.model_dump(),
+            url=url,
+            chunks_per_s=job.chunks / seconds if seconds > 0 else 0.0,
+            eta_s=left / files_rate if files_rate > 0 and running else None,
+        )
 
 
 _BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
         "content": {
-            "application/json": {"schema": JobIn.model_json_schema()},
+            "application/json": {
+                "schema": JobIn.model_json_schema(),
+                "example": {"source": "/srv/archive/letters", "collection": "letters"},
+            },
             "multipart/form-data": {
                 "schema": {
                     "type": "object",
@@ -85,12 +98,15 @@ _BODY: dict[str, Any] = {
                         "files": {
                             "type": "array",
                             "items": {"type": "string", "format": "binary"},
-                            "description": "Files to ingest; a .zip is unpacked.",
+                            "minItems": 1,
+                            "description": "Files to ingest; a .zip is unpacked. Of two files "
+                            "of one name, the later is kept.",
                         },
                         "collection": {"type": "string", "pattern": COLLECTION_PATTERN},
                         "replace": {"type": "string", "enum": ["true", "false"]},
                     },
-                }
+                },
+                "example": {"files": ["# Letter\n\nDear director."], "collection": "letters"},
             },
         },
     }
@@ -101,23 +117,95 @@ def runner(request: Request) -> JobRunner:
     return cast(JobRunner, request.app.state.jobs)
 
 
-def job_out(request: Request, job: dict[str, Any]) -> JobOut:
-    seconds = float(job.get("seconds") or 0.0)
-    rate = job["chunks"] / seconds if seconds > 0 else 0.0
-    files_rate = job["read"] / seconds if seconds > 0 else 0.0
-    left = max(0, job["listed"] - job["read"])
-    eta = left / files_rate if files_rate > 0 and job["state"] == "running" else None
-    fields = {k: v for k, v in job.items() if k in JobOut.model_fields}
-    return JobOut.model_validate(
+def job_out(request: Request, job: Job) -> JobOut:
+    return JobOut.of(job, str(request.url_for("get_job", job_id=job.id)))
+
+
+_JOB_EXAMPLE = {
+    "id": "4c0f9a2b5d6e47f8a1b2c3d4e5f60718",
+    "url": "http://localhost:8000/ingest/jobs/4c0f9a2b5d6e47f8a1b2c3d4e5f60718",
+    "collection": "letters",
+    "source": "/srv/archive/letters",
+    "files": [],
+    "replace": False,
+    "state": "running",
+    "listed": 130,
+    "read": 64,
+    "written": 61,
+    "unchanged": 1,
+    "refused": 1,
+    "skipped": 1,
+    "chunks": 412,
+    "seconds": 21.4,
+    "chunks_per_s": 19.3,
+    "eta_s": 22.1,
+    "refusals": [
         {
-            **fields,
-            "url": str(request.url_for("get_job", job_id=job["id"])),
-            "chunks_per_s": rate,
-            "eta_s": eta,
-            "created": job["created"].to_native(),
-            "updated": job["updated"].to_native(),
+            "id": "a.md",
+            "reason": "other-origin",
+            "message": "'a.md' in collection 'letters' came from a request without a uri; "
+            "file:///srv/archive/letters/a.md has the same id and would replace it",
         }
-    )
+    ],
+    "skips": ["scan.tiff: Tesseract is not installed"],
+    "error": "",
+    "created": "2026-12-07T10:00:00Z",
+    "updated": "2026-12-07T10:00:21Z",
+}
+_JOB = {"content": {"application/json": {"example": _JOB_EXAMPLE}}}
+_URL = {"type": "string"}
+_SUBMIT_PROBLEMS = problems(
+    400,
+    403,
+    404,
+    409,
+    413,
+    415,
+    422,
+    503,
+    said={
+        400: Said(
+            "A body that is not valid JSON, a multipart request without files, a file name "
+            "that leaves its folder, or a .zip that is no zip archive.",
+            INVALID_INPUT,
+            "The request body is not valid JSON: Expecting ',' delimiter (line 1, column 18).",
+        ),
+        403: Said(
+            "The source lies under none of the folders and URLs this API may ingest from "
+            "(ANCHORGRAPH_INGEST_JOB_PREFIXES), or the key may read the collection but not "
+            "write it.",
+            FORBIDDEN,
+            "'/etc' is under none of the folders and URLs this API may ingest from "
+            "(ANCHORGRAPH_INGEST_JOB_PREFIXES: none set); upload the files instead.",
+        ),
+        404: Said(
+            "No such file or folder under the allowed prefixes, or a collection this key may "
+            "not see.",
+            NOT_FOUND,
+            "No file or folder '/srv/archive/letterz' on the server.",
+        ),
+        409: Said(
+            "A job is queued or running in the collection already (job-running): one job writes "
+            "into a collection at a time. Wait for it, or cancel it.",
+            JOB_RUNNING,
+            "Job 4c0f9a… is writing into collection 'letters'; this one would see its documents "
+            "half-written. Wait for it (GET /ingest/jobs/4c0f9a…) or cancel it.",
+        ),
+    },
+)
+_JOB_PROBLEMS = problems(
+    403,
+    404,
+    422,
+    503,
+    said={
+        404: Said(
+            "No ingest job with this id, or one in a collection this key may not see.",
+            NOT_FOUND,
+            "No ingest job '4c0f9a2b5d6e47f8a1b2c3d4e5f60718'.",
+        )
+    },
+)
 
 
 @router.post(
@@ -125,7 +213,10 @@ def job_out(request: Request, job: dict[str, Any]) -> JobOut:
     status_code=202,
     response_model=JobOut,
     openapi_extra=_BODY,
-    responses=problems(400, 403, 404, 409, 413, 415, 422, 503),
+    responses={
+        202: {**_JOB, "headers": {"Location": {"description": "The job's URL.", "schema": _URL}}},
+        **_SUBMIT_PROBLEMS,
+    },
 )
 async def create_job(
     request: Request, response: Response, runtime: RuntimeDep, access: AccessDep
@@ -172,22 +263,22 @@ async def create_job(
     return out
 
 
-@router.get("/{job_id}", response_model=JobOut, responses=problems(403, 404, 503))
+@router.get("/{job_id}", response_model=JobOut, responses={200: _JOB, **_JOB_PROBLEMS})
 async def get_job(job_id: JobIdPath, request: Request, access: AccessDep) -> JobOut:
     """The job's state and progress: files listed, read, written, unchanged, refused and
     skipped with their reasons, chunks, the rate and the time left."""
     job = await run_in_threadpool(runner(request).get, job_id)
-    writable(access, job["collection"])
+    writable(access, job.collection)
     return job_out(request, job)
 
 
-@router.delete("/{job_id}", response_model=JobOut, responses=problems(403, 404, 503))
+@router.delete("/{job_id}", response_model=JobOut, responses={200: _JOB, **_JOB_PROBLEMS})
 async def cancel_job(job_id: JobIdPath, request: Request, access: AccessDep) -> JobOut:
     """Cancel the job: it stops after the batch it is writing (each batch is one transaction,
     so nothing is half-written) and its state becomes `cancelled`; a finished job is left as it
     is. The answer is the job as it is now."""
     jobs = runner(request)
-    writable(access, (await run_in_threadpool(jobs.get, job_id))["collection"])
+    writable(access, (await run_in_threadpool(jobs.get, job_id)).collection)
     await run_in_threadpool(jobs.cancel, job_id)
     return job_out(request, await run_in_threadpool(jobs.get, job_id))
 

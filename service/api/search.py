@@ -8,7 +8,7 @@ from fastapi import APIRouter, Query, Request, Response
 
 from anchorgraph.api.deadline import answered_by
 from anchorgraph.api.deps import AccessDep, RuntimeDep
-from anchorgraph.api.errors import problems
+from anchorgraph.api.errors import EMBEDDED_WITH_ANOTHER_MODEL, problems
 from anchorgraph.api.metrics import observe_search
 from anchorgraph.api.schemas import EntityOut
 from anchorgraph.graph.queries import Query as Cypher
@@ -99,7 +99,7 @@ FLAT_REQUEST_DEPRECATED = "@1796342400"
     response_model=SearchResult,
     responses={
         200: {"content": {"application/json": {"example": SEARCH_EXAMPLE}}},
-        **problems(400, 404, 413, 415, 422, 503),
+        **problems(400, 404, 409, 413, 415, 422, 502, 503, said={409: EMBEDDED_WITH_ANOTHER_MODEL}),
     },
 )
 async def search(
@@ -120,7 +120,9 @@ async def search(
     when no hit has any: nothing the collections hold matches the query.
 
     It answers within the request deadline (`ANCHORGRAPH_REQUEST_DEADLINE_S`): its result, 503
-    when Neo4j cannot be reached, or 504 when Neo4j did not answer in time.
+    when Neo4j cannot be reached, or 504 when Neo4j did not answer in time. A collection
+    embedded with another model than the API's is refused with 409 (`model-mismatch`), since
+    its vectors and the query's would not compare (docs/embeddings.md).
 
     The options of each stage are grouped (`fusion`, `feedback`, `fd`, `expand`) since API
     version 0.2. A request of the 0.1 shape, every option at the top (`expand_depth`,

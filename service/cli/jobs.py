@@ -29,30 +29,33 @@ def jobs_command(
 
     from rich.markup import escape
 
+    from anchorgraph.api.jobs import JobOut
+    from anchorgraph.jobs import JobState
+
     url = job if "://" in job else f"{api_base(api)}/ingest/jobs/{job}"
     if cancel:
         api_call("DELETE", url, timeout=30.0)
     while True:
-        state = api_call("GET", url, timeout=30.0).json()
-        eta = f", {state['eta_s']:.0f} s left" if state["eta_s"] is not None else ""
+        state = JobOut.model_validate_json(api_call("GET", url, timeout=30.0).content)
+        eta = f", {state.eta_s:.0f} s left" if state.eta_s is not None else ""
         err.print(
-            f"{state['state']}: {state['read']}/{state['listed']} files read, "
-            f"{state['written']} written, {state['chunks']} chunks "
-            f"({state['chunks_per_s']:.1f}/s{eta})",
+            f"{state.state}: {state.read}/{state.listed} files read, {state.written} written, "
+            f"{state.chunks} chunks ({state.chunks_per_s:.1f}/s{eta})",
             end="\r",
         )
-        if state["state"] not in ("queued", "running"):
+        if not state.state.unfinished:
             break
         time.sleep(every)
     err.print()
     console.print(
-        f"Job {state['id']} {state['state']}: {state['written']} written, "
-        f"{state['unchanged']} unchanged, {state['refused']} refused, {state['skipped']} "
-        f"skipped into collection {state['collection']!r}."
+        f"Job {state.id} {state.state}: {state.written} written, {state.unchanged} unchanged, "
+        f"{state.refused} refused, {state.skipped} skipped into collection "
+        f"{state.collection!r}.",
+        soft_wrap=True,
     )
-    for reason in [*state["refusals"], *state["skips"]]:
+    for reason in [*(r.message for r in state.refusals), *state.skips]:
         console.print(f"  {escape(reason)}", soft_wrap=True)
-    if state["error"]:
-        err.print(f"[bold red]error:[/] {escape(state['error'])}", soft_wrap=True)
-    if state["state"] != "done":
+    if state.error:
+        err.print(f"[bold red]error:[/] {escape(state.error)}", soft_wrap=True)
+    if state.state is not JobState.DONE:
         raise typer.Exit(1)

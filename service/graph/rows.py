@@ -554,10 +554,34 @@ class BusyRow(TypedDict):
     busy: str | None
 
 
-class JobRow(TypedDict):
-    """An ingest job's properties, as stored (service/jobs.py reads them into ``Job``)."""
+class JobProgressRow(TypedDict):
+    """What an ingest job did so far, as its node stores it (service/jobs.py's ``Progress``):
+    Neo4j keeps no map in a list, so each refusal is the JSON of a ``JobRefusal``."""
 
-    job: dict[str, Any]
+    listed: int
+    read: int
+    written: int
+    unchanged: int
+    refused: int
+    skipped: int
+    chunks: int
+    seconds: float
+    refusals: list[str]
+    skips: list[str]
+
+
+class JobRow(JobProgressRow):
+    """An ingest job as stored (service/jobs.py reads it into ``Job``)."""
+
+    id: str
+    collection: str
+    source: str
+    files: list[str]
+    replace: bool
+    state: str
+    error: str
+    created: DateTime
+    updated: DateTime
 
 
 class CancelRow(TypedDict):

@@ -72,12 +72,21 @@ def schemathesis_run(base_url: str, workdir: Path) -> subprocess.CompletedProces
 
 @pytest.fixture(scope="module")
 def api(
-    sample_graph: SampleGraphs, settings: Settings, embedder: Embedder
+    sample_graph: SampleGraphs,
+    settings: Settings,
+    embedder: Embedder,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[tuple[str, Graph]]:
     """The API served over the sample graph; its base URL, and the graph."""
     # No spaCy pipeline: the documents schemathesis writes are ingested on gazetteer and
-    # patterns alone, which keeps the run short; the contract is the same.
-    api_settings = settings.model_copy(update={"spacy_model": "", "gazetteer": sample_gazetteer()})
+    # patterns alone, which keeps the run short; the contract is the same. The files its ingest
+    # jobs upload wait in a data folder of the test's own.
+    update = {
+        "spacy_model": "",
+        "gazetteer": sample_gazetteer(),
+        "data_dir": tmp_path_factory.mktemp("api-data"),
+    }
+    api_settings = settings.model_copy(update=update)
     # The sample in its own collection, as `make run` loads it, with the API's extractor.
     graph = sample_graph(
         embedder, gazetteer=True, casing_names=api_settings.casing_names, collections=["sample"]

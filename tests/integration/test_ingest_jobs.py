@@ -1,8 +1,10 @@
 """Ingest jobs through the API (service/jobs.py, service/api/jobs.py) with the real Neo4j: a
 folder under the allowed prefixes and uploaded files (a .zip among them) ingested in the
-background with progress; a path outside the prefixes refused; one job per collection (409);
-a cancel stops between batches with nothing half-written; an API stopped mid-job resumes it at
-its next start and writes nothing twice.
+background with progress; a path outside the prefixes refused; a job replaces nothing unseen (a
+changed file from the same folder updates its document, one from another folder or an upload
+is refused and listed with its reason); one job per collection (409); a cancel stops between
+batches with nothing half-written; an API stopped mid-job resumes it at its next start and
+writes nothing twice; `anchorgraph jobs` follows a job to its end.
 
 The embedder is the deterministic fake (these are tests of plumbing), held at a gate where a
 test needs a job caught mid-way; 130 small files make three batches of the runtime's 64."""
@@ -17,13 +19,17 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, cast
 
+import httpx
 import neo4j
 import pytest
 from clients import api_client
+from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from typer.testing import CliRunner
 from uvicorn_thread import served
 
 from anchorgraph.app import create_app
+from anchorgraph.cli import app as cli
 from anchorgraph.embedding import HashEmbedder, Vectors
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.jobs import JobRunner
@@ -70,10 +76,18 @@ def folder(tmp_path: Path) -> Path:
     return corpus
 
 
-def client_of(settings: Settings, embedder: HashEmbedder, folder: Path) -> TestClient:
+def app_of(settings: Settings, embedder: HashEmbedder, folder: Path) -> FastAPI:
     """The API allowed to ingest from the test's folder, uploads kept in its own data dir."""
-    data = folder.parent / "data"
-    return api_client(settings, embedder, ingest_job_prefixes=[str(folder)], data_dir=data)
+    update = {
+        "spacy_model": "",
+        "ingest_job_prefixes": [str(folder)],
+        "data_dir": folder.parent / "data",
+    }
+    return create_app(settings.model_copy(update=update), embedder_factory=lambda _: embedder)
+
+
+def client_of(settings: Settings, embedder: HashEmbedder, folder: Path) -> TestClient:
+    return TestClient(app_of(settings, embedder, folder))
 
 
 def documents(driver: neo4j.Driver) -> tuple[int, int]:
@@ -85,7 +99,7 @@ def documents(driver: neo4j.Driver) -> tuple[int, int]:
     return row["n"], row["empty"]
 
 
-def finish(client: TestClient, job_id: str) -> dict[str, object]:
+def finish(client: TestClient, job_id: str) -> dict[str, Any]:
     jobs: JobRunner = cast(Any, client.app).state.jobs
     jobs.wait(job_id, WAIT_S)
     answer = client.get(f"/ingest/jobs/{job_id}")
@@ -116,6 +130,41 @@ def test_a_folder_job_ingests_in_the_background_with_progress(
         assert (again["written"], again["unchanged"]) == (0, FILES)
 
 
+def test_a_job_replaces_a_changed_file_of_its_folder_and_refuses_another_folders(
+    clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder, tmp_path: Path
+) -> None:
+    """The rule of `anchorgraph ingest`: the same file read again from the same place updates
+    its document; a file of the same name from another folder would replace a document it has
+    not seen, and is refused and listed with both origins."""
+    first, second = tmp_path / "first", tmp_path / "second"
+    for folder, text in ((first, "The first folder's note."), (second, "Another folder's.")):
+        folder.mkdir()
+        (folder / "note.md").write_text(f"# Note\n\n{text}\n")
+        (folder / f"only-in-{folder.name}.md").write_text(f"# {folder.name}\n\nIts own.\n")
+    data = tmp_path / "data"
+    prefixes = [str(first), str(second)]
+    with api_client(settings, fake_embedder, ingest_job_prefixes=prefixes, data_dir=data) as client:
+
+        def job(source: Path, **extra: object) -> dict[str, Any]:
+            body = {"source": str(source), "collection": "notes", **extra}
+            return finish(client, client.post("/ingest/jobs", json=body).json()["id"])
+
+        assert job(first)["written"] == 2
+        (first / "note.md").write_text("# Note\n\nThe first folder's note, corrected.\n")
+        updated = job(first)
+        assert (updated["written"], updated["unchanged"], updated["refused"]) == (1, 1, 0)
+
+        refused = job(second)
+        assert (refused["state"], refused["written"], refused["refused"]) == ("done", 1, 1)
+        [refusal] = refused["refusals"]
+        assert (refusal["id"], refusal["reason"]) == ("note.md", "other-origin")
+        assert first.as_uri() in refusal["message"] and second.as_uri() in refusal["message"]
+        assert "corrected" in client.get("/documents/note.md?collection=notes").text
+
+        assert job(second, replace=True)["written"] == 1
+        assert "Another folder" in client.get("/documents/note.md?collection=notes").text
+
+
 def test_sources_outside_the_allowed_prefixes_are_refused(
     clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder, folder: Path
 ) -> None:
@@ -124,6 +173,8 @@ def test_sources_outside_the_allowed_prefixes_are_refused(
             answer = client.post("/ingest/jobs", json={"source": source})
             assert answer.status_code == 403, (source, answer.text)
             assert "ANCHORGRAPH_INGEST_JOB_PREFIXES" in answer.json()["detail"]
+        missing = client.post("/ingest/jobs", json={"source": str(folder / "nothing-here")})
+        assert missing.status_code == 404 and "nothing-here" in missing.json()["detail"]
         assert client.post("/ingest/jobs", json={"collection": "x"}).status_code == 422
     assert documents(clean_graph.driver) == (0, 0)
 
@@ -167,7 +218,26 @@ def test_uploaded_files_and_a_zip_are_ingested_and_refusals_reported(
         )
         job = finish(client, again.json()["id"])
         assert (job["state"], job["written"], job["refused"]) == ("done", 0, 1), job
-        assert "three.md" in job["refusals"][0]
+        [refusal] = job["refusals"]
+        assert (refusal["id"], refusal["reason"]) == ("three.md", "other-origin")
+        assert "a request without a uri" in refusal["message"]
+
+        # An upload is a request without a uri, as POST /documents takes one: another one.md
+        # does not replace the first unseen, and replace says to.
+        changed = [("files", ("one.md", b"# One\n\nAnother note.\n", "text/markdown"))]
+        job = finish(
+            client,
+            client.post("/ingest/jobs", files=changed, data={"collection": "uploads"}).json()["id"],
+        )
+        assert (job["written"], job["refused"], job["refusals"][0]["id"]) == (0, 1, "one.md")
+        job = finish(
+            client,
+            client.post(
+                "/ingest/jobs", files=changed, data={"collection": "uploads", "replace": "true"}
+            ).json()["id"],
+        )
+        assert (job["written"], job["refused"]) == (1, 0), job
+        assert "Another note" in client.get("/documents/one.md?collection=uploads").text
 
         evil = io.BytesIO()
         with zipfile.ZipFile(evil, "w") as packed:
@@ -234,20 +304,37 @@ def test_an_api_stopped_mid_job_resumes_it_and_writes_nothing_twice(
     assert documents(clean_graph.driver) == (FILES, 0)
 
 
+def test_anchorgraph_jobs_follows_a_job_to_its_end(
+    clean_graph: Graph, settings: Settings, folder: Path
+) -> None:
+    """The CLI follows a job of a running API: its summary when it is done (exit 0); with
+    --cancel it cancels one first, and a job that did not finish exits 1."""
+    gated = GatedEmbedder()
+    runner = CliRunner()
+    with served(app_of(settings, gated, folder)) as url:
+        body = {"source": str(folder), "collection": "cli"}
+        job_id = httpx.post(f"{url}/ingest/jobs", json=body).json()["id"]
+        done = runner.invoke(cli, ["jobs", job_id, "--api", url, "--every", "0.2"])
+        assert done.exit_code == 0, done.output
+        assert f"Job {job_id} done: {FILES} written, 0 unchanged, 0 refused" in done.output
+
+        gated.close_gate()
+        body = {"source": str(folder), "collection": "cli-cancelled"}
+        answer = httpx.post(f"{url}/ingest/jobs", json=body).json()
+        assert gated.waiting.wait(WAIT_S)
+        threading.Timer(0.5, gated.open_gate).start()
+        cancelled = runner.invoke(cli, ["jobs", answer["url"], "--cancel", "--every", "0.2"])
+    assert cancelled.exit_code == 1, cancelled.output
+    assert f"Job {answer['id']} cancelled" in cancelled.output
+
+
 def test_the_search_page_adds_documents_with_a_progress_bar(
     clean_graph: Graph, settings: Settings, fake_embedder: HashEmbedder, folder: Path
 ) -> None:
     sync_api = pytest.importorskip("playwright.sync_api")
     if not CHROMIUM.exists():
         pytest.skip("Chromium is not installed: `make test` installs Debian's chromium")
-    configured = settings.model_copy(
-        update={
-            "spacy_model": "",
-            "ingest_job_prefixes": [str(folder)],
-            "data_dir": folder.parent / "data",
-        }
-    )
-    app = create_app(configured, embedder_factory=lambda _: fake_embedder)
+    app = app_of(settings, fake_embedder, folder)
     letters = folder / "letters"
     letters.mkdir()
     for n in range(5):

@@ -436,7 +436,7 @@ async function followJob(url) {
       `${job.unchanged} unchanged, ${job.refused} refused, ${job.skipped} skipped${eta}`;
     if (job.state !== "queued" && job.state !== "running") {
       cancel.hidden = true;
-      const reasons = [...job.refusals, ...job.skips, job.error].filter(Boolean);
+      const reasons = [...job.refusals.map((r) => r.message), ...job.skips, job.error].filter(Boolean);
       if (reasons.length) status.textContent += ` (${reasons.join("; ")})`;
       if (job.state === "done") loadCollections();
       return job;
