@@ -41,6 +41,24 @@ BATCH_ENTITIES = 512
 
 
 @dataclass(frozen=True)
+class Reembedded:
+    """The vectors one batch of documents was given again."""
+
+    documents: int = 0
+    chunks: int = 0
+    triples: int = 0
+    links: int = 0
+
+    def __add__(self, other: Reembedded) -> Reembedded:
+        return Reembedded(
+            self.documents + other.documents,
+            self.chunks + other.chunks,
+            self.triples + other.triples,
+            self.links + other.links,
+        )
+
+
+@dataclass(frozen=True)
 class ReembedReport:
     """What was embedded again."""
 
@@ -72,30 +90,37 @@ def reembed_collection(
     collection = collection_name(collection)
     total = collection_info(graph, collection).documents
     local_ids = [row["id"] for row in graph.read(Query.DOCUMENT_IDS, {"collection": collection})]
-    counts = {"documents": 0, "chunks": 0, "triples": 0, "links": 0}
+    done = Reembedded()
     ids = iter(scoped(collection, local) for local in local_ids)
     while batch := list(islice(ids, BATCH_DOCUMENTS)):
 
-        def work(tx: neo4j.ManagedTransaction, batch: list[str] = batch) -> dict[str, int]:
+        def work(tx: neo4j.ManagedTransaction, batch: list[str] = batch) -> Reembedded:
             lock_collection(tx, collection)  # no write of the collection in between
             return _reembed_documents(tx, embedder, batch)
 
-        for key, value in graph.write(work).items():
-            counts[key] += value
+        done += graph.write(work)
         if progress is not None:
-            progress(counts["documents"], total)
+            progress(done.documents, total)
     entities = _reembed_entities(graph, embedder, collection)
     graph.write(
         lambda tx: run_in(
             tx, Query.SET_COLLECTION_MODEL, {"collection": collection, "model": embedder.name}
         )
     )
-    return ReembedReport(collection, embedder.name, entities=entities, **counts)
+    return ReembedReport(
+        collection,
+        embedder.name,
+        documents=done.documents,
+        chunks=done.chunks,
+        entities=entities,
+        triples=done.triples,
+        links=done.links,
+    )
 
 
 def _reembed_documents(
     tx: neo4j.ManagedTransaction, embedder: Embedder, ids: list[str]
-) -> dict[str, int]:
+) -> Reembedded:
     rows = rows_in(tx, Query.REEMBED_TEXTS, {"ids": ids})
     chunks = [c for row in rows for c in row["chunks"]]
     triples = [t for row in rows for t in row["triples"]]
@@ -114,12 +139,7 @@ def _reembed_documents(
         "links": _rows(links, _embed(embedder, links)),
     }
     run_in(tx, Query.SET_VECTORS, parameters)
-    return {
-        "documents": len(rows),
-        "chunks": len(chunks),
-        "triples": len(triples),
-        "links": len(links),
-    }
+    return Reembedded(len(rows), len(chunks), len(triples), len(links))
 
 
 def _reembed_entities(graph: Graph, embedder: Embedder, collection: str) -> int:

@@ -37,10 +37,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NotRequired, TypedDict
 
 import httpx
 import numpy as np
+from pydantic import BaseModel
 
 from anchorgraph.embedding import Vectors, local_model, resolve_model_path
 from anchorgraph.errors import EmbeddingFailed, EmbeddingUnavailable, InvalidInput
@@ -59,6 +60,28 @@ BACKOFF_MAX_S = 8.0
 PROBE_TEXT = "dimension probe"
 # The server's words in an error message, bounded: an HTML error page is not a message.
 REPLY_CHARS = 300
+
+
+class EmbeddingsRequest(TypedDict):
+    """The body of ``POST {url}/embeddings`` (OpenAI's API reference, "Create embeddings")."""
+
+    model: str
+    input: list[str]
+    encoding_format: str
+    dimensions: NotRequired[int]
+
+
+class EmbeddedText(BaseModel):
+    """One row of the answer: the vector of the ``index``-th input."""
+
+    index: int
+    embedding: list[float]
+
+
+class EmbeddingsAnswer(BaseModel):
+    """The answer's part read here: its rows, in any order (the extra fields are ignored)."""
+
+    data: list[EmbeddedText]
 
 
 @dataclass(frozen=True)
@@ -155,8 +178,7 @@ class RemoteEmbedder:
     # --- one request --------------------------------------------------------------------------
     def _send(self, texts: list[str]) -> Vectors:
         """One sub-batch, in one of the process's slots, retried while its failures pass."""
-        body: dict[str, Any] = {"model": self.options.model, "input": texts}
-        body["encoding_format"] = "float"
+        body = EmbeddingsRequest(model=self.options.model, input=texts, encoding_format="float")
         if self.options.dimensions is not None:
             body["dimensions"] = self.options.dimensions
         give_up_at = time.monotonic() + self.options.retry_s
@@ -199,10 +221,10 @@ class RemoteEmbedder:
     def _vectors(self, response: httpx.Response, expected: int) -> Vectors:
         """The answer's rows in input order, unit length, of the width of every answer."""
         try:
-            data = response.json()["data"]
-            rows = sorted(data, key=lambda row: int(row["index"]))
-            vectors = np.asarray([row["embedding"] for row in rows], dtype=np.float32)
-        except (ValueError, KeyError, TypeError) as error:
+            answer = EmbeddingsAnswer.model_validate_json(response.content)
+            rows = sorted(answer.data, key=lambda row: row.index)
+            vectors = np.asarray([row.embedding for row in rows], dtype=np.float32)
+        except ValueError as error:
             raise EmbeddingFailed(
                 f"The embedding server {self.options.endpoint} answered something that is not "
                 f"an embeddings list ({type(error).__name__}: {error})."

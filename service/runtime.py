@@ -150,7 +150,9 @@ class ModelWhenNeeded:
 
     @cached_property
     def dimension(self) -> int:
-        declared = declared_dimension(self.settings.embedding_model)
+        # An embedding server's width is its answer's (embedding_dimensions may shorten it).
+        remote = self.settings.embedding_url is not None
+        declared = None if remote else declared_dimension(self.settings.embedding_model)
         return declared if declared is not None else self.model.dimension
 
     @property
@@ -165,6 +167,11 @@ class ModelWhenNeeded:
 
     def count_tokens(self, text: str) -> int:
         return self.model.count_tokens(text)
+
+    def close(self) -> None:
+        """Let go of the model's connections, when it was loaded and holds some (a server's)."""
+        if isinstance(self._model, Closeable):
+            self._model.close()
 
 
 def embedding_dimension(settings: Settings) -> int:
