@@ -13,11 +13,10 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import subprocess
-import time
 from pathlib import Path
 
 import httpx
+from server_process import ServerProcess
 
 from anchorgraph.embedding import resolve_model_path
 from anchorgraph.graph.local_server import free_port
@@ -50,16 +49,18 @@ def base_site() -> Path:
     return Path(spec.origin).parents[1]
 
 
-class Infinity:
+class Infinity(ServerProcess):
     """One ``infinity_emb v2`` process serving the packaged model as ``SERVED_MODEL``;
     ``url`` is its API's base (requests go to ``{url}/embeddings``)."""
 
+    name = "infinity"
+    start_timeout_s = START_TIMEOUT_S
+
     def __init__(self, home: Path, api_key: str) -> None:
-        self.home = home
+        super().__init__(home)
         self.api_key = api_key
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}/v1"
-        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> Infinity:
         command = [
@@ -82,40 +83,9 @@ class Infinity:
             "INFINITY_API_KEY": self.api_key,  # not on the command line, which ps shows
             "OMP_NUM_THREADS": "1",
         }
-        self.home.mkdir(parents=True, exist_ok=True)
-        with (self.home / "infinity.log").open("ab") as log:  # the process keeps its own copy
-            self.process = subprocess.Popen(
-                command, cwd=self.home, env=environment, stdout=log, stderr=subprocess.STDOUT
-            )
-        self._wait_until_serving()
+        self.launch(command, environment)
         return self
 
-    def _wait_until_serving(self) -> None:
-        deadline = time.monotonic() + START_TIMEOUT_S
+    def answers(self) -> bool:
         headers = {"Authorization": f"Bearer {self.api_key}"}
-        while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise RuntimeError(f"infinity exited ({self.process.returncode}): {self.log()}")
-            try:
-                if httpx.get(f"{self.url}/models", headers=headers, timeout=2).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.3)
-        self.stop()
-        raise RuntimeError(f"infinity did not answer in {START_TIMEOUT_S} s: {self.log()}")
-
-    def log(self) -> str:
-        path = self.home / "infinity.log"
-        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        return httpx.get(f"{self.url}/models", headers=headers, timeout=2).status_code == 200

@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 import os
 import re
-import subprocess
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
+from server_process import ServerProcess
 
 from anchorgraph.graph.local_server import free_port
 
@@ -53,15 +52,17 @@ class Identity:
     secret_key: str
 
 
-class SeaweedFS:
+class SeaweedFS(ServerProcess):
     """One ``weed server -s3`` process; ``endpoint`` is its S3 API."""
 
+    name = "weed"
+    start_timeout_s = START_TIMEOUT_S
+
     def __init__(self, home: Path, identities: tuple[Identity, ...] = ()) -> None:
-        self.home = home
+        super().__init__(home)
         self.identities = identities
         self.s3_port = free_port()
         self.endpoint = f"http://127.0.0.1:{self.s3_port}"
-        self.process: subprocess.Popen[bytes] | None = None
 
     def start(self) -> SeaweedFS:
         data = self.home / "data"
@@ -100,44 +101,13 @@ class SeaweedFS:
             config.write_text(json.dumps(_identities(self.identities)))
             command.append(f"-s3.config={config}")
         environment = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-        with (self.home / "weed.log").open("wb") as log:  # the process keeps its own copy
-            self.process = subprocess.Popen(
-                command, cwd=self.home, env=environment, stdout=log, stderr=subprocess.STDOUT
-            )
-        self._wait_until_serving()
+        self.launch(command, environment)
         return self
 
-    def _wait_until_serving(self) -> None:
-        """Until its S3 API answers a ListBuckets (200 anonymous, 403 with identities) and a
-        bucket can be created: the filer behind it is up."""
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while time.monotonic() < deadline:
-            assert self.process is not None
-            if self.process.poll() is not None:
-                raise RuntimeError(f"weed exited ({self.process.returncode}): {self.log()}")
-            try:
-                answer = httpx.get(self.endpoint, timeout=2)
-                if answer.status_code in (200, 403):
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.2)
-        self.stop()
-        raise RuntimeError(f"weed's S3 API did not answer in {START_TIMEOUT_S} s: {self.log()}")
-
-    def log(self) -> str:
-        path = self.home / "weed.log"
-        return path.read_text(errors="replace")[-3000:] if path.exists() else ""
-
-    def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+    def answers(self) -> bool:
+        """Its S3 API answers a ListBuckets (200 anonymous, 403 with identities): the filer
+        behind it is up."""
+        return httpx.get(self.endpoint, timeout=2).status_code in (200, 403)
 
 
 def _identities(identities: tuple[Identity, ...]) -> dict[str, object]:
