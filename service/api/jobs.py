@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import uuid
-from typing import Annotated, Any, cast
+from typing import Annotated, Any, Literal, TypeVar, cast
 
 from fastapi import APIRouter, Path, Request, Response
 from fastapi.concurrency import run_in_threadpool
@@ -28,6 +28,8 @@ from anchorgraph.errors import InvalidInput, UnsupportedFormat
 from anchorgraph.jobs import Job, JobRunner, JobState, allowed_location, spool_uploads
 from anchorgraph.scope import COLLECTION_PATTERN, DEFAULT_COLLECTION
 
+Fields = TypeVar("Fields", bound=BaseModel)
+
 router = APIRouter(prefix="/ingest/jobs", tags=["ingest jobs"])
 
 JobIdPath = Annotated[
@@ -38,6 +40,17 @@ JobIdPath = Annotated[
         examples=["4c0f9a2b5d6e47f8a1b2c3d4e5f60718"],
     ),
 ]
+
+
+class JobUploadFields(BaseModel):
+    """The fields of a multipart job beside its files."""
+
+    collection: str = Field(default=DEFAULT_COLLECTION, pattern=COLLECTION_PATTERN)
+    replace: Literal["true", "false"] = Field(
+        default="false",
+        description="true: replace documents of another origin; otherwise they are refused "
+        "and listed (nothing is replaced unseen).",
+    )
 
 
 class JobIn(BaseModel):
@@ -82,6 +95,15 @@ class JobOut(Job):
         )
 
 
+def _form_fields(model: type[BaseModel]) -> dict[str, Any]:
+    """The model's fields as multipart form fields: strings, none of them null."""
+    properties: dict[str, Any] = model.model_json_schema()["properties"]
+    for schema in properties.values():
+        schema.pop("default", None)
+        schema.pop("title", None)
+    return properties
+
+
 _BODY: dict[str, Any] = {
     "requestBody": {
         "required": True,
@@ -102,8 +124,7 @@ _BODY: dict[str, Any] = {
                             "description": "Files to ingest; a .zip is unpacked. Of two files "
                             "of one name, the later is kept.",
                         },
-                        "collection": {"type": "string", "pattern": COLLECTION_PATTERN},
-                        "replace": {"type": "string", "enum": ["true", "false"]},
+                        **_form_fields(JobUploadFields),
                     },
                 },
                 "example": {"files": ["# Letter\n\nDear director."], "collection": "letters"},
@@ -227,11 +248,16 @@ async def create_job(
     `curl -F files=@a.pdf -F files=@b.md -F collection=notes localhost:8000/ingest/jobs`.
 
     202 with the job and its URL (also in `Location`). One job writes into a collection at a
-    time: a second is refused with 409 (`job-running`) while one is queued or running."""
+    time: a second is refused with 409 (`job-running`) while one is queued or running. The job
+    replaces nothing unseen: a changed file read again from the same folder or URL updates its
+    document, and one whose id the collection holds from another origin (an uploaded file has
+    none, as an upload to POST /documents) is listed in its `refusals` and not written, unless
+    `replace` is true."""
     jobs = runner(request)
     media_type = request.headers.get("content-type", "").partition(";")[0].strip().lower()
     if media_type == "multipart/form-data":
-        collection, replace, uploads = await _uploads(request)
+        fields, uploads = await _uploads(request)
+        collection, replace = fields.collection, fields.replace == "true"
         writable(access, collection)
         folder = jobs.uploads(collection)
         # Staged in a hidden folder (listings leave it out) until the job is recorded.
@@ -294,23 +320,34 @@ def _job_in(body: bytes) -> JobIn:
         data = json.loads(body)
     except (ValueError, RecursionError) as error:
         raise unreadable_json(error) from None
+    return _validated(JobIn, data)
+
+
+async def _uploads(request: Request) -> tuple[JobUploadFields, list[tuple[str, bytes]]]:
+    """The upload's fields and its files, as (name, content).
+
+    Raises:
+        InvalidInput: no ``files`` part, or one that is a plain field rather than a file.
+    """
+    async with request.form() as form:
+        parts = form.getlist("files")
+        files = [(p.filename or "", await p.read()) for p in parts if isinstance(p, UploadFile)]
+        given = {name: form[name] for name in JobUploadFields.model_fields if name in form}
+    fields = _validated(JobUploadFields, given)
+    if not files or len(files) < len(parts):
+        raise InvalidInput(
+            "A multipart job needs one or more 'files' parts, each a file (a part with a "
+            "filename in its Content-Disposition)."
+        )
+    return fields, files
+
+
+def _validated(model: type[Fields], data: object) -> Fields:
+    """``data`` read into ``model``; a mismatch is the 422 of every route, naming the body's
+    fields."""
     try:
-        return JobIn.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as error:
         raise RequestValidationError(
             [{**entry, "loc": ("body", *entry["loc"])} for entry in error.errors()]
         ) from error
-
-
-async def _uploads(request: Request) -> tuple[str, bool, list[tuple[str, bytes]]]:
-    async with request.form() as form:
-        files = [
-            (part.filename or "", await part.read())
-            for part in form.getlist("files")
-            if isinstance(part, UploadFile)
-        ]
-        collection = str(form.get("collection") or DEFAULT_COLLECTION)
-        replace = form.get("replace") == "true"
-    if not files:
-        raise InvalidInput("A multipart job needs one or more 'files' parts.")
-    return collection, replace, files

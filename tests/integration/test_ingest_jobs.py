@@ -239,6 +239,9 @@ def test_uploaded_files_and_a_zip_are_ingested_and_refusals_reported(
         assert (job["written"], job["refused"]) == (1, 0), job
         assert "Another note" in client.get("/documents/one.md?collection=uploads").text
 
+        unclear = client.post("/ingest/jobs", files=changed, data={"replace": "yes"})
+        assert unclear.status_code == 422 and unclear.json()["errors"][0]["loc"][-1] == "replace"
+
         evil = io.BytesIO()
         with zipfile.ZipFile(evil, "w") as packed:
             packed.writestr("../escape.md", "# Out\n")
