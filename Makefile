@@ -77,12 +77,14 @@ weed: $(WEED)
 # it pins sentence-transformers 3 and numpy 1 where anchorgraph has 6 and 2. That venv holds only
 # the packages it pins apart (requirements.txt, exactly, without dependencies: ~280 MB) and finds
 # the rest, torch included, in anchorgraph's venv, whose site-packages the test names in
-# ANCHORGRAPH_BASE_SITE (base_site.pth) when it starts the server. The requirements' hash keys it.
-INFINITY_REQUIREMENTS := tests/embeddingserver/requirements.txt
-INFINITY := $(CACHE_DIR)/infinity-$(shell sha256sum $(INFINITY_REQUIREMENTS) | cut -c1-12)
-$(INFINITY)/.installed: $(INFINITY_REQUIREMENTS) tests/embeddingserver/base_site.pth
+# ANCHORGRAPH_BASE_SITE (base_site.pth) when it starts the server. The hash of those two files
+# is the cache key (tests/embeddingserver/infinity.py computes the same), so a fresh clone reuses
+# it, as it reuses weed: a cold install took about a minute here.
+INFINITY_FILES := tests/embeddingserver/requirements.txt tests/embeddingserver/base_site.pth
+INFINITY := $(CACHE_DIR)/infinity-$(shell cat $(INFINITY_FILES) | sha256sum | cut -c1-12)
+$(INFINITY)/.installed:
 	rm -rf $(@D) && $(PYTHON) -m venv $(@D)
-	$(@D)/bin/python -m pip install --quiet --no-deps -r $(INFINITY_REQUIREMENTS)
+	$(@D)/bin/python -m pip install --quiet --no-deps -r tests/embeddingserver/requirements.txt
 	cp tests/embeddingserver/base_site.pth \
 		"$$($(@D)/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))')/zz_base_site.pth"
 	touch $@

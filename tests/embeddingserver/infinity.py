@@ -2,10 +2,11 @@
 the tests of the remote embedder (service/embedding_remote.py).
 
 ``make infinity`` installs it into a venv of its own in the cache (Makefile), keyed by this
-folder's requirements.txt; ``infinity()`` finds it there. The venv finds torch and the rest of
-what it does not pin in anchorgraph's own venv, named in ``ANCHORGRAPH_BASE_SITE``
-(base_site.pth). It serves the packaged all-MiniLM-L6-v2 from its local folder, offline
-(``HF_HUB_OFFLINE``), without telemetry (``DO_NOT_TRACK``), under ``/v1``, with an API key.
+folder's requirements.txt and base_site.pth; ``infinity()`` finds it there. The venv finds
+torch and the rest of what it does not pin in anchorgraph's own venv, named in
+``ANCHORGRAPH_BASE_SITE`` (base_site.pth). It serves the packaged all-MiniLM-L6-v2 from its
+local folder, offline (``HF_HUB_OFFLINE``), without telemetry (``DO_NOT_TRACK``), under
+``/v1``, with an API key.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def infinity() -> Path:
     Raises:
         FileNotFoundError: it is not installed yet (``make infinity`` installs it).
     """
-    key = hashlib.sha256((HERE / "requirements.txt").read_bytes()).hexdigest()[:12]
+    files = (HERE / "requirements.txt", HERE / "base_site.pth")  # the Makefile's key
+    key = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()[:12]
     cache = Path(os.environ.get("ANCHORGRAPH_CACHE_DIR") or Path.home() / ".cache/anchorgraph")
     venv = cache / f"infinity-{key}"
     if not (venv / ".installed").is_file():
