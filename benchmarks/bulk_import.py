@@ -188,17 +188,24 @@ class CsvGraph:
     database (see the module docstring).
 
     ``created`` is the ``(:Collection)``'s creation time (``lock_collection.cypher``'s
-    ``datetime()``), every collection's; by default the time this object is made.
+    ``datetime()``), every collection's; by default the time this object is made. ``model`` is
+    the embedding model the rows' vectors come from, which every collection records as
+    ``write_documents(..., model=)`` has it record; None (generated vectors): none.
     """
 
     def __init__(
-        self, folder: Path, collection: str | Sequence[str], created: datetime | None = None
+        self,
+        folder: Path,
+        collection: str | Sequence[str],
+        created: datetime | None = None,
+        model: str | None = None,
     ) -> None:
         names = [collection] if isinstance(collection, str) else list(collection)
         if not names or len(set(names)) != len(names):
             raise ValueError(f"collections: one or more distinct names, not {names!r}")
         self.collections = tuple(collection_name(name) for name in names)
         self.created = created or datetime.now(UTC)
+        self.model = model
         if self.created.tzinfo is None:
             raise ValueError("created: a time with its time zone, as datetime() stores it")
         folder.mkdir(parents=True, exist_ok=True)
@@ -338,6 +345,7 @@ class CsvGraph:
                         "chunks": seen.n_chunks,
                         "accent_keys": True,  # the rows' alias keys hold them
                     }
+                    | ({"embedding_model": self.model} if self.model is not None else {})
                     | {f"documents_{code}": n for code, n in sorted(seen.languages.items())},
                 )
         for entity_id, entity in self._entities.items():

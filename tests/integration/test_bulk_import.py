@@ -223,7 +223,7 @@ def test_bulk_import_builds_the_graph_ingestion_builds(
         ).records
         assert record["complete"] and record["highest"] > 0, label
 
-    csv = CsvGraph(tmp_path / "csv", COLLECTION, created=CREATED)
+    csv = CsvGraph(tmp_path / "csv", COLLECTION, created=CREATED, model=fake_embedder.name)
     for rows in batches:
         csv.add(rows)
     files = csv.close()

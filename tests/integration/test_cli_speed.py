@@ -106,9 +106,17 @@ def documents() -> list[SourceDocument]:
 
 
 @pytest.fixture
-def quick(clean_graph: Graph, fake_embedder: HashEmbedder) -> Graph:
-    """A small collection written with the fake embedder (FD* bins fitted)."""
-    ingestor = Ingestor(clean_graph, fake_embedder, EntityExtractor(None), chunk_tokens=40)
+def stand_in(settings: Settings) -> HashEmbedder:
+    """The fake embedder standing in for the configured model: a collection it writes records
+    that model, so the commands that embed a query with the model read the collection as theirs
+    (these tests are of what they import, not of what they find)."""
+    return HashEmbedder(dimension=384, name=settings.embedding_model)
+
+
+@pytest.fixture
+def quick(clean_graph: Graph, stand_in: HashEmbedder) -> Graph:
+    """A small collection written with the stand-in (FD* bins fitted)."""
+    ingestor = Ingestor(clean_graph, stand_in, EntityExtractor(None), chunk_tokens=40)
     ingestor.ingest(documents(), collection=COLLECTION)
     return clean_graph
 
@@ -266,13 +274,13 @@ def test_search_embeds_with_the_recorded_export_and_finds_what_the_library_finds
 def test_search_through_the_api_opens_neither_neo4j_nor_a_model(
     quick: Graph,
     settings: Settings,
-    fake_embedder: HashEmbedder,
+    stand_in: HashEmbedder,
     cli_env: dict[str, str],
     tmp_path: Path,
 ) -> None:
     # Nothing answers at this URI: a search that opened Neo4j would fail.
     env = cli_env | {"ANCHORGRAPH_NEO4J_URI": "bolt://127.0.0.1:1"}
-    app = create_app(settings, embedder_factory=lambda _: fake_embedder)
+    app = create_app(settings, embedder_factory=lambda _: stand_in)
     with served(app) as url:
         run = anchorgraph(
             ["search", "museum galleries", "-c", COLLECTION, "-k", "3", "--json", "--api", url],

@@ -31,8 +31,8 @@ from anchorgraph.loaders.ingest import Ingestor, IngestStats
 from anchorgraph.loaders.model import SourceDocument
 from anchorgraph.loaders.reembed import reembed_collection
 from anchorgraph.retrieval.context import SearchContext
+from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.pipeline import search
-from anchorgraph.retrieval.types import SearchOptions
 from anchorgraph.runtime import remote_embedder
 from anchorgraph.settings import Settings
 

@@ -29,7 +29,7 @@ from typer.testing import CliRunner
 from uvicorn_thread import served
 
 from anchorgraph.app import create_app
-from anchorgraph.cli import app as cli
+from anchorgraph.cli.main import app as cli
 from anchorgraph.embedding import HashEmbedder, Vectors
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.jobs import JobRunner
