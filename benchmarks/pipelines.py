@@ -5,12 +5,17 @@ machine's cores: ``anchorgraph ingest --ray local``); and OCR pages/s with one r
 
 Not a timed test: one run of each on one server, into a collection each, on the same files (a
 folder of Markdown files made from a BEIR corpus, or ``--source``, a folder or ``s3://`` prefix
-holding them). Each pipeline's graph is compared with the serial one's (node and relationship
+holding them; ``--object-store``: the folder uploaded to a SeaweedFS started for the run and read
+as ``s3://``). Each pipeline's graph is compared with the serial one's (node and relationship
 counts, chunk texts, entity keys identical; vectors within 1e-5). Per stage: *read* the files read
 and parsed into documents (serial only: the others overlap it), *parse* chunking and entities,
 *embed* the model, *write* the Neo4j transactions; the write rate is the median of the batches'.
+*cpu_ms_per_chunk* is this process's CPU time a chunk (all but Neo4j's in serial, the driver's
+alone under Ray), which a shared machine distorts less than the seconds; *load* the 1-minute
+load average as the run ended.
 
     python -m benchmarks.pipelines --limit 600                # the real model
+    python -m benchmarks.pipelines --limit 600 --object-store # the same, read from s3://
     python -m benchmarks.pipelines --limit 2000 --hash        # everything but the model
     python -m benchmarks.pipelines --scans 8 --only ocr       # OCR, one reader against two
 
@@ -21,13 +26,17 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import statistics
+import sys
 import tempfile
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
+from unittest.mock import patch
 
 from anchorgraph.embedding import Embedder, HashEmbedder
 from anchorgraph.ingestion import read_all, reading, source_at
@@ -54,6 +63,8 @@ class Run:
     stats: IngestStats
     read_s: float
     seconds: float  # end to end, reading included
+    cpu_s: float = 0.0  # this process's, its threads' included: all but Neo4j's in serial
+    load: float = 0.0  # the machine's 1-minute load average as the run ended
 
     def row(self) -> dict[str, Any]:
         stats = self.stats
@@ -64,6 +75,8 @@ class Run:
             "chunks": stats.chunks,
             "seconds": round(self.seconds, 2),
             "chunks_per_s": round(stats.chunks / self.seconds, 1),
+            "cpu_ms_per_chunk": round(1000 * self.cpu_s / stats.chunks, 1),
+            "load": round(self.load, 1),
             "read_s": round(self.read_s, 2),
             "parse_s": round(stats.parse_s, 2),
             "embed_s": round(stats.embed_s, 2),
@@ -79,6 +92,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument("--limit", type=int, default=600, help="Its first N documents.")
     parser.add_argument(
         "--source", default=None, help="Read the files from here (a folder or s3:// prefix)."
+    )
+    parser.add_argument(
+        "--object-store",
+        action="store_true",
+        help="Serve the files from a SeaweedFS started for the run (make weed builds it).",
     )
     parser.add_argument("--hash", action="store_true", help="The hash embedder, not the model.")
     parser.add_argument("--batch-size", type=int, default=64, help="Documents a transaction.")
@@ -99,8 +117,13 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "ocr"):
         summary["ocr"] = ocr(args.scans)
     if args.only in (None, "ingest"):
-        with tempfile.TemporaryDirectory(prefix="anchorgraph-pipelines-") as scratch:
+        with (
+            tempfile.TemporaryDirectory(prefix="anchorgraph-pipelines-") as scratch,
+            ExitStack() as stack,
+        ):
             source = args.source or str(corpus_folder(args.corpus, args.limit, Path(scratch)))
+            if args.object_store:
+                source = stack.enter_context(served(Path(source), Path(scratch) / "store"))
             with benchmark_server(args, prefix="anchorgraph-pipelines-") as server:
                 summary["ingest"] = ingest(args, server.settings, source)
     print(json.dumps(summary))
@@ -117,6 +140,34 @@ def corpus_folder(corpus: Path, limit: int, scratch: Path) -> Path:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(f"# {document.title}\n\n{document.text}\n")
     return folder
+
+
+@contextmanager
+def served(folder: Path, home: Path) -> Iterator[str]:
+    """``folder``'s files in a bucket of a SeaweedFS on loopback (the tests' own,
+    tests/objectstore/), its ``s3://`` URL; this process's AWS settings, which the Ray workers
+    it starts inherit, point at it for the block."""
+    sys.path.insert(0, str(REPO / "tests"))
+    import s3fs  # type: ignore[import-untyped]
+    from objectstore.seaweedfs import SeaweedFS  # type: ignore[import-not-found]
+
+    store = SeaweedFS(home).start()
+    try:
+        aws = {
+            "AWS_ENDPOINT_URL": store.endpoint,
+            "AWS_ACCESS_KEY_ID": "benchmark",  # the store serves anyone: any key will do
+            "AWS_SECRET_ACCESS_KEY": "benchmark",
+            "AWS_REGION": "us-east-1",
+        }
+        with patch.dict(os.environ, aws):
+            fs = s3fs.S3FileSystem(endpoint_url=store.endpoint, skip_instance_cache=True)
+            fs.mkdir("corpus")
+            clock = time.perf_counter()
+            fs.put(f"{folder}/", "corpus/files/", recursive=True)
+            log(f"uploaded {folder} to {store.endpoint} in {time.perf_counter() - clock:.1f} s")
+            yield "s3://corpus/files"
+    finally:
+        store.stop()
 
 
 def ingest(args: argparse.Namespace, settings: Settings, source: str) -> dict[str, Any]:
@@ -138,7 +189,9 @@ def ingest(args: argparse.Namespace, settings: Settings, source: str) -> dict[st
         runtime.extractor.has_parser  # noqa: B018 -- spaCy loaded outside the timings
         for pipeline in args.pipelines:
             log(f"{pipeline} …")
-            runs.append(PIPELINE_RUNS[pipeline](runtime, source, pipeline))
+            cpu = time.process_time()
+            run = PIPELINE_RUNS[pipeline](runtime, source, pipeline)
+            runs.append(replace(run, cpu_s=time.process_time() - cpu, load=os.getloadavg()[0]))
             log(f"{pipeline}: {runs[-1].row()}")
         reference = ingested(runtime.graph, runs[0].pipeline)
         same = {
@@ -207,6 +260,7 @@ PIPELINE_RUNS: dict[str, Callable[[Runtime, str, str], Run]] = {
 def ocr(scans: int) -> dict[str, Any]:
     """Pages/s of a folder of 300-dpi scans read by one reader and by two."""
     rates: dict[int, float] = {}
+    loads: dict[int, float] = {}  # the 1-minute load average as each ended
     with tempfile.TemporaryDirectory(prefix="anchorgraph-scans-") as scratch:
         page = png(letter_image())
         for n in range(scans):
@@ -225,11 +279,17 @@ def ocr(scans: int) -> dict[str, Any]:
             )
             assert len(documents) == scans, "every scan read"
             rates[workers] = scans / (time.perf_counter() - clock)
-    print("| readers | pages | pages/s |\n| --- | --- | --- |")
+            loads[workers] = os.getloadavg()[0]
+    print("| readers | pages | pages/s | load average |\n| --- | --- | --- | --- |")
     for workers, rate in rates.items():
-        print(f"| {workers} | {scans} | {rate:.2f} |")
+        print(f"| {workers} | {scans} | {rate:.2f} | {loads[workers]:.1f} |")
     print(f"two readers / one: {rates[2] / rates[1]:.2f}×")
-    return {"pages": scans, "pages_per_s": rates, "ratio": round(rates[2] / rates[1], 2)}
+    return {
+        "pages": scans,
+        "pages_per_s": rates,
+        "ratio": round(rates[2] / rates[1], 2),
+        "load": loads,
+    }
 
 
 if __name__ == "__main__":
