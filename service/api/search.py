@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request, Response
@@ -89,9 +90,9 @@ ENTITIES_EXAMPLE: list[dict[str, Any]] = [
 ]
 
 
-# When the flat request shape (API 0.1) was deprecated, as RFC 9745's Deprecation header has it:
-# the Unix time of 2026-12-04T00:00:00Z.
-FLAT_REQUEST_DEPRECATED = "@1796342400"
+# When the flat request shape (API 0.1) was deprecated, written as RFC 9745's Deprecation header
+# has it: "@" and the Unix time.
+FLAT_REQUEST_DEPRECATED = f"@{int(datetime(2026, 12, 4, tzinfo=UTC).timestamp())}"
 
 
 @router.post(
