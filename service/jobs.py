@@ -260,6 +260,12 @@ class JobRunner:
         self._stopping = threading.Event()
         self._threads: dict[str, threading.Thread] = {}
 
+    @property
+    def stopping(self) -> threading.Event:
+        """Set once ``stop`` is called: the API is shutting down, its jobs stop after their
+        batch under way."""
+        return self._stopping
+
     def uploads(self, collection: str) -> Path:
         """Where the files uploaded into ``collection`` are kept while its job runs."""
         return self.runtime.settings.data_dir / "uploads" / collection_name(collection)

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import io
 import threading
-import time
 import zipfile
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,26 +38,39 @@ pytestmark = pytest.mark.integration
 
 FILES = 130  # three batches of 64
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's (Makefile), as the search page's tests drive it
+NOTE = "The archive keeps letter"  # in every note, and in nothing the API embeds of its own
 WAIT_S = 300.0  # a safety net only: the tests wait on the job's thread, not on time
 
 
 class GatedEmbedder(HashEmbedder):
-    """The fake embedder, which blocks every call while ``hold`` is set until it is cleared."""
+    """The fake embedder with a gate for the test's notes: while it is closed, a call that
+    embeds notes waits until it opens (the API's warm-up searches go through). With
+    ``close_after`` N it closes itself once N notes have been embedded, so that a job is caught
+    after its first batch however fast or loaded the machine is."""
 
-    def __init__(self) -> None:
+    def __init__(self, close_after: int | None = None) -> None:
         super().__init__(dimension=384)
         self.hold = threading.Event()
         self.open = threading.Event()
         self.open.set()
         self.waiting = threading.Event()
+        self.close_after = close_after
+        self.notes = 0
+        self.lock = threading.Lock()
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        if self.hold.is_set():
+        notes = sum(NOTE in text for text in texts)
+        with self.lock:
+            if notes and self.close_after is not None and self.notes >= self.close_after:
+                self.close_gate()
+            self.notes += notes
+        if notes and self.hold.is_set():
             self.waiting.set()
             self.open.wait(WAIT_S)
         return super().embed(texts)
 
     def close_gate(self) -> None:
+        self.close_after = None
         self.open.clear()
         self.hold.set()
 
@@ -72,7 +84,7 @@ def folder(tmp_path: Path) -> Path:
     corpus = tmp_path / "corpus"
     corpus.mkdir()
     for n in range(FILES):
-        (corpus / f"note-{n:03}.md").write_text(f"# Note {n}\n\nThe archive keeps letter {n}.\n")
+        (corpus / f"note-{n:03}.md").write_text(f"# Note {n}\n\n{NOTE} {n}.\n")
     return corpus
 
 
@@ -285,15 +297,14 @@ def test_one_job_a_collection_and_a_cancel_stops_between_batches(
 def test_an_api_stopped_mid_job_resumes_it_and_writes_nothing_twice(
     clean_graph: Graph, settings: Settings, folder: Path
 ) -> None:
-    gated = GatedEmbedder()
+    gated = GatedEmbedder(close_after=64)  # the first batch goes through, the second waits
     with client_of(settings, gated, folder) as client:
         job_id = client.post("/ingest/jobs", json={"source": str(folder)}).json()["id"]
-        while client.get(f"/ingest/jobs/{job_id}").json()["written"] == 0:
-            time.sleep(0.05)
-        gated.close_gate()
         assert gated.waiting.wait(WAIT_S)
-        # The API stops: its jobs stop after the batch under way, which the gate now lets go.
-        threading.Timer(0.5, gated.open_gate).start()
+        # The API stops: its jobs stop after the batch under way, which the gate lets go once
+        # the runner is stopping.
+        stopping = cast(JobRunner, cast(Any, client.app).state.jobs).stopping
+        threading.Thread(target=lambda: stopping.wait(WAIT_S) and gated.open_gate()).start()
     stopped = clean_graph.driver.execute_query(
         "MATCH (j:IngestJob {id: $id}) RETURN j.state AS state, j.written AS written", id=job_id
     ).records[0]
