@@ -11,6 +11,7 @@ here (source: Neo4j 5.x, ``org.neo4j.server.startup.BootloaderOsAbstraction`` in
 
 from __future__ import annotations
 
+import hashlib
 import os
 import secrets
 import shlex
@@ -33,6 +34,8 @@ if TYPE_CHECKING:
     from anchorgraph.graph.gateway import Graph
 
 _ENTRY_POINT = "org.neo4j.server.CommunityEntryPoint"
+# JVM options through which a user chooses class sharing themselves (LocalNeo4j's class archive).
+_CLASS_SHARING_OPTIONS = ("-Xshare", "SharedArchiveFile", "ArchiveClassesAtExit")
 _ADMIN_TOOL = "org.neo4j.cli.AdminTool"
 # The JVM options Neo4j's own launcher adds (5.x default neo4j.conf); --add-opens java.nio is
 # needed for native vector index population on newer JDKs.
@@ -332,9 +335,10 @@ class LocalNeo4j:
             self._set_initial_password(password)
 
         java = self.java()
+        own_options = shlex.split(self.settings.neo4j_jvm_options)
         command = [
             str(java), f"-Xms{self.settings.neo4j_heap}", f"-Xmx{self.settings.neo4j_heap}",
-            *_JVM_OPTIONS, *shlex.split(self.settings.neo4j_jvm_options),
+            *_JVM_OPTIONS, *self._class_archive_options(java, own_options), *own_options,
             "-cp", f"{self.home / 'plugins'}/*:{self.lib_dir}/*",
             _ENTRY_POINT, f"--home-dir={self.home}", f"--config-dir={self.conf_dir}",
             "--console-mode",
@@ -369,11 +373,63 @@ class LocalNeo4j:
             os.killpg(pid, signal.SIGKILL)
             while _alive(pid):
                 time.sleep(0.1)
+        else:
+            self._keep_class_archive()  # written as it exited, whole: it was not killed
         if self._process is not None:
             self._process.wait()
             self._process = None
         self.pid_file.unlink(missing_ok=True)
         return True
+
+    # --- the class archive --------------------------------------------------------------------
+    @property
+    def class_archives(self) -> Path:
+        return self.lib_dir.parent / "class-archives"
+
+    def class_archive(self, java: Path) -> Path:
+        """The class archive (AppCDS) of ``java`` running this server's jars, in the jar cache:
+        one per Java and set of jars (the plugins included), since the JVM accepts an archive
+        only for the JVM and the class path it was made with."""
+        jars = sorted(jar.name for jar in self.lib_dir.glob("*.jar"))
+        jars += sorted(jar.name for jar in (self.home / "plugins").glob("*.jar"))
+        java_file = java.resolve()
+        key = "\n".join((str(java_file), str(java_file.stat().st_mtime_ns), *jars))
+        return self.class_archives / f"{_digest(key)}.jsa"
+
+    def _class_archive_options(self, java: Path, own_options: list[str]) -> list[str]:
+        """Start from the class archive when there is one, else write it as the server exits.
+
+        A JVM loading Neo4j's classes from jars spends most of its start reading and verifying
+        them; mapped from an archive an earlier run made (a dynamic archive, JDK 13+), the
+        server answers in about two thirds of the time (docs/benchmarks.md, "Start-up of the
+        commands"). An archive the JVM does not accept is ignored with a warning in
+        console.log, and the server starts as it would without one. A user's own options that
+        choose class sharing (``-Xshare:off``, an archive) are left alone."""
+        if any(word in option for option in own_options for word in _CLASS_SHARING_OPTIONS):
+            return []
+        archive = self.class_archive(java)
+        if archive.exists():
+            return [f"-XX:SharedArchiveFile={archive}"]
+        self.class_archives.mkdir(parents=True, exist_ok=True)
+        writing = self._class_archive_writing(archive.stem)
+        writing.unlink(missing_ok=True)  # left by a server killed as it wrote
+        return [f"-XX:ArchiveClassesAtExit={writing}"]
+
+    def _class_archive_writing(self, stem: str) -> Path:
+        """Where this home's server writes the archive ``stem`` as it exits: a file per home
+        (one server runs in a home at a time), renamed once the server has exited whole."""
+        return self.class_archives / f"{stem}.{self._home_tag}.part"
+
+    @property
+    def _home_tag(self) -> str:
+        return _digest(str(self.home.resolve()))
+
+    def _keep_class_archive(self) -> None:
+        """Make the archive this home's server wrote as it exited the one later starts use."""
+        for writing in self.class_archives.glob(f"*.{self._home_tag}.part"):
+            if writing.stat().st_size > 0:
+                writing.replace(self.class_archives / f"{writing.name.split('.')[0]}.jsa")
+            writing.unlink(missing_ok=True)
 
     # --- internals ----------------------------------------------------------------------------
     def _running_pid(self) -> int | None:
@@ -481,6 +537,10 @@ class LocalNeo4j:
                         f"{self.settings.neo4j_start_timeout_s:.0f} s:\n{_tail(self.console_log)}"
                     )
                 time.sleep(0.5)
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 def _alive(pid: int) -> bool:

@@ -10,7 +10,7 @@ import pytest
 
 from anchorgraph.errors import LocalServerError
 from anchorgraph.graph.gateway import Graph
-from anchorgraph.graph.local_server import LocalNeo4j, _alive, free_port
+from anchorgraph.graph.local_server import LocalNeo4j, _alive, free_port, throwaway_settings
 from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -67,14 +67,60 @@ def test_start_and_stop_leave_no_jvm(tmp_path: Path) -> None:
     assert not server.stop()  # stopping twice is harmless
 
 
+def test_a_start_maps_the_class_archive_the_first_server_wrote_as_it_stopped(
+    tmp_path: Path,
+) -> None:
+    """The first server of a Java and a set of jars writes their class archive as it exits;
+    the next one, in another home, maps it; a user's own class-sharing option wins."""
+    jars = LocalNeo4j(Settings(_env_file=None)).install()
+    cache = tmp_path / "cache"  # the real jars, and a cache with no archive yet
+    (cache / jars.parent.name).mkdir(parents=True)
+    (cache / jars.parent.name / "lib").symlink_to(jars)
+
+    def server(home: str, jvm_options: str = "") -> LocalNeo4j:
+        return LocalNeo4j(
+            throwaway_settings(tmp_path / home, heap="512m", pagecache="64m").model_copy(
+                update={"cache_dir": cache, "neo4j_jvm_options": jvm_options}
+            )
+        )
+
+    first = server("first")
+    archive = first.class_archive(first.java())
+    writing = jvm_flags(first.start().pid)
+    assert any(flag.startswith("-XX:ArchiveClassesAtExit=") for flag in writing)
+    assert first.stop()
+    assert archive.stat().st_size > 0
+    assert [path.name for path in archive.parent.iterdir()] == [archive.name]  # no part left
+
+    second = server("second")
+    pid = second.start().pid
+    try:
+        assert f"-XX:SharedArchiveFile={archive}" in jvm_flags(pid)
+        assert str(archive) in Path(f"/proc/{pid}/maps").read_text()
+    finally:
+        second.stop()
+
+    own = server("own", "-Xshare:off")
+    pid = own.start().pid
+    try:
+        assert not any("Archive" in flag for flag in jvm_flags(pid))
+    finally:
+        own.stop()
+
+
+def jvm_flags(pid: int | None) -> list[str]:
+    """The flags a running JVM was started with (before its class path)."""
+    command = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
+    return command[: command.index("-cp")]
+
+
 def test_the_jvm_options_setting_reaches_the_server(settings: Settings) -> None:
     """ANCHORGRAPH_NEO4J_JVM_OPTIONS comes after the project's own flags (the last wins)."""
     if not settings.uses_local_server:
         pytest.skip("an external server was given")
     pid = LocalNeo4j(settings).status().pid
     assert settings.neo4j_jvm_options and pid is not None
-    command = Path(f"/proc/{pid}/cmdline").read_bytes().decode().split("\0")
-    flags = command[: command.index("-cp")]
+    flags = jvm_flags(pid)
     assert flags[-len(settings.neo4j_jvm_options.split()) :] == settings.neo4j_jvm_options.split()
 
 
