@@ -44,3 +44,20 @@ def test_verify_names_a_missing_index_and_creates_nothing(
         assert "document_title" not in {s.name for s in index_states(graph)}  # still missing
     finally:
         apply_schema(graph, fake_embedder.dimension)
+
+
+def test_apply_creates_what_the_graph_lacks_and_keeps_the_rest(
+    graph: Graph, fake_embedder: Embedder
+) -> None:
+    """Only what is missing is created (found by name), and a dropped index and a dropped
+    uniqueness constraint both come back ONLINE."""
+    kept = {s.name: s.id for s in index_states(graph)}
+    graph.run("DROP INDEX document_title IF EXISTS")
+    graph.run("DROP CONSTRAINT claim_id IF EXISTS")
+    assert {"document_title", "claim_id"}.isdisjoint(s.name for s in index_states(graph))
+    states = {s.name: s for s in apply_schema(graph, fake_embedder.dimension)}
+    assert states["document_title"].state == states["claim_id"].state == "ONLINE"
+    assert set(states) == set(kept)
+    assert all(
+        states[name].id == kept[name] for name in kept.keys() - {"document_title", "claim_id"}
+    )
