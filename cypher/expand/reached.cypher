@@ -28,34 +28,38 @@
 // (a 384-float array property: ~8 µs of server time each on a busy two-core machine, against
 // ~3 µs for a similarity); on MuSiQue dev one answer's bridges joined 126 pairs of chunks at the
 // median, with 87 distinct landing chunks (docs/benchmarks.md, "The expansion's cost").
-// Each row carries the FD* inputs of the chunk its hops leave (their anchor node), once, and
-// each hop its landing chunk's similarity to the query vector (its own similarity to the
-// question).
+// Each hop carries its landing chunk's similarity to the query vector (its own similarity to
+// the question).
 // Why one statement: the levels are computed inside it (reduce over range(1, $depth), each level
 // built from the previous one's landings), so the expansion costs one round trip whatever its
 // depth and kinds; two reads (one per level) took 1.6 ms p50 against 1.2 ms for one on HotpotQA
 // dev500. The hops may include some the registry will not use (a chunk two hits reach);
-// service/retrieval/expansion.py decides which count.
-// Parameters: $sources (chunk ids), $depth (1..3), $threshold and $bridge_threshold
-// (validations, -1..1), $links and $entities (booleans: the hop kinds followed), $beside_links
-// (boolean: bridges also out of chunks with a valid link), $max_mentions
-// and $fanout (integers), $vector (the query's embedding).
-// Returns: one row, sources: a list with an entry per chunk a hop leaves, by its id (one list
+// service/retrieval/expansion.py decides which count; a link below $threshold is not sent (the
+// expansion never follows it).
+// Why it hydrates: the same read gives the chunks the search may return, the hits ($hits) and
+// every landing of a hop it sends, as search/hydrate_chunks.cypher gives them (texts, titles,
+// FD* inputs), so that the expansion costs the search no round trip of its own, and a hop's
+// anchor node has its FD* inputs there (every chunk a hop leaves is a hit or a landing). Replayed
+// with 60 HotpotQA dev500 answers' parameters: this read 3.9 ms client p50 against 3.0 ms for the
+// hops alone plus 2.0 ms for hydrating the hits and their supporting chunks apart.
+// Parameters: $sources (chunk ids), $hits (the ranking's chunk ids, $sources among them),
+// $depth (1..3), $threshold and $bridge_threshold (validations, -1..1), $links and $entities
+// (booleans: the hop kinds followed), $beside_links (boolean: bridges also out of chunks with a
+// valid link), $max_mentions and $fanout (integers), $vector (the query's embedding).
+// Returns: one row. sources: a list with an entry per chunk a hop leaves, by its id (one list
 // rather than a row per chunk: replayed with the 500 HotpotQA dev500 and 162 MuSiQue dev
 // answers' parameters, the rows the same, the client's p50 fell by 0.24–0.36 ms of ~3.3, the
-// driver's work per row): source_id; source_fd (its FD* inputs, as
-// fd_inputs.cypher's chunk map: fd_raw, n_tokens, n_claims, bin, n, total, total_sq; with
-// source_type and a_source); a_max; hops, each a map of kind, href (links; '' for bridges),
+// driver's work per row): source_id; hops, each a map of kind, href (links; '' for bridges),
 // anchor_text (the anchor text, or the entity's name), entity_id (bridges; null for links),
 // mentions (chunks mentioning the entity; null for links), landing_id, landing_document_id,
 // landing_tokens, validation and query_similarity ((1 + cos)/2 of the landing chunk and
 // $vector, as vector.similarity.cosine gives it). Neither the entries nor a chunk's hops are in any
 // order: service/retrieval/expansion.py orders a chunk's hops by a key that decides every tie, and
 // sorting them here as well took 0.2 ms of a 2.5 ms client p50 (replayed with the 162 MuSiQue dev
-// answers' parameters). The landing document's whole length is not read here: the hydration that
-// follows reads each supporting chunk's document anyway (search/hydrate_chunks.cypher), and read
-// per hop here it was a tenth of the statement's time (0.25 ms of 2.5 ms client p50, replayed with
-// the 162 MuSiQue dev searches' parameters).
+// answers' parameters). chunks: an entry per chunk of $hits and per landing of the hops sent,
+// found, as search/hydrate_chunks.cypher's chunks (chunk_id, document_id, collection, title,
+// text, n_tokens, start, end, pages, ocr_confidence, source_type, a_source, a_max, chunk and
+// document, the FD* input maps), in no order.
 CALL () {
   OPTIONAL MATCH (top:SourceAuthority)
   RETURN CASE WHEN max(top.a_source) > 1.0 THEN max(top.a_source) ELSE 1.0 END AS a_max
@@ -115,34 +119,57 @@ CALL (levels) {
                    landing: t, validation: validation, nearness: nearness})[..$fanout] AS found
   RETURN reduce(all = [], edges IN collect(found) | all + edges) AS bridges
 }
-UNWIND levels + [bridges] AS level
-UNWIND level AS edge
-// One entry per chunk a hop leaves, its hops in a list: an answer's 30–35 hops at the median
-// leave its 10 source chunks (MuSiQue dev, HotpotQA dev500), and a row costs the driver and the
-// runtime more than a list entry.
-WITH a_max, edge.source AS s, collect(edge) AS edges
-MATCH (sd:Document {id: s.document_id})
-// A node's length bin is not stored: it is the bin its n_tokens falls in under its level's
-// bounds, which every (:FdStats) of the level holds (cypher/fd/count_documents.cypher).
-OPTIONAL MATCH (binb:FdStats {collection: s.collection, id: 'chunk:short'})
-OPTIONAL MATCH (bin:FdStats {collection: s.collection, id: 'chunk:' + CASE
-    WHEN s.n_tokens <= binb.lower THEN 'short'
-    WHEN s.n_tokens <= binb.upper THEN 'medium' ELSE 'long' END})
-  WHERE s.n_tokens IS NOT NULL
-OPTIONAL MATCH (authority:SourceAuthority {source_type: sd.source_type})
-WITH s.id AS source_id,
-       {fd_raw: coalesce(s.fd_raw, 0.0), n_tokens: s.n_tokens, n_claims: coalesce(s.n_claims, 0),
-        bin: bin.bin, n: bin.n, total: bin.total,
-        total_sq: bin.total_sq, source_type: coalesce(sd.source_type, ''),
-        a_source: coalesce(authority.a_source, 1.0)} AS source_fd,
-       a_max,
-       [edge IN edges | {
-         kind: edge.kind, href: coalesce(edge.link.href, ''),
-         anchor_text: coalesce(edge.name, ''), entity_id: edge.entity.id,
-         mentions: edge.mentions, landing_id: edge.landing.id,
-         landing_document_id: edge.landing.document_id, landing_tokens: edge.landing.n_tokens,
-         validation: edge.validation,
-         query_similarity: coalesce(edge.nearness,
-                                    vector.similarity.cosine(edge.landing.embedding, $vector))
-       }] AS hops
-RETURN collect({source_id: source_id, source_fd: source_fd, a_max: a_max, hops: hops}) AS sources;
+CALL (levels, bridges) {
+  UNWIND levels + [bridges] AS level
+  UNWIND level AS edge
+  // A link below $threshold is never followed (the expansion skips it): it is not sent.
+  WITH edge WHERE edge.kind = 'entity' OR edge.validation >= $threshold
+  // One entry per chunk a hop leaves, its hops in a list: an answer's 30–35 hops at the median
+  // leave its 10 source chunks (MuSiQue dev, HotpotQA dev500), and a row costs the driver and
+  // the runtime more than a list entry.
+  WITH edge.source AS s, collect(edge) AS edges
+  RETURN collect({
+    source_id: s.id,
+    hops: [edge IN edges | {
+      kind: edge.kind, href: coalesce(edge.link.href, ''),
+      anchor_text: coalesce(edge.name, ''), entity_id: edge.entity.id,
+      mentions: edge.mentions, landing_id: edge.landing.id,
+      landing_document_id: edge.landing.document_id, landing_tokens: edge.landing.n_tokens,
+      validation: edge.validation,
+      query_similarity: coalesce(edge.nearness,
+                                 vector.similarity.cosine(edge.landing.embedding, $vector))
+    }]
+  }) AS sources
+}
+// The chunks the search may return, hydrated as search/hydrate_chunks.cypher hydrates them (the
+// same projection; tests/integration/test_expansion.py compares the two).
+CALL (a_max, sources) {
+  UNWIND $hits + reduce(ids = [], source IN sources | ids + [hop IN source.hops | hop.landing_id])
+    AS id
+  WITH DISTINCT id
+  MATCH (d:Document)-[:HAS_CHUNK]->(c:Chunk {id: id})
+  OPTIONAL MATCH (csb:FdStats {collection: c.collection, id: 'chunk:short'})
+  OPTIONAL MATCH (cs:FdStats {collection: c.collection, id: 'chunk:' + CASE
+      WHEN c.n_tokens <= csb.lower THEN 'short'
+      WHEN c.n_tokens <= csb.upper THEN 'medium' ELSE 'long' END})
+    WHERE c.n_tokens IS NOT NULL
+  OPTIONAL MATCH (dsb:FdStats {collection: d.collection, id: 'document:short'})
+  OPTIONAL MATCH (ds:FdStats {collection: d.collection, id: 'document:' + CASE
+      WHEN d.n_tokens <= dsb.lower THEN 'short'
+      WHEN d.n_tokens <= dsb.upper THEN 'medium' ELSE 'long' END})
+    WHERE d.n_tokens IS NOT NULL
+  OPTIONAL MATCH (a:SourceAuthority {source_type: d.source_type})
+  RETURN collect({
+    chunk_id: c.id, document_id: d.id, collection: d.collection,
+    title: coalesce(d.title, ''), text: c.text, n_tokens: c.n_tokens, start: c.start, end: c.end,
+    pages: coalesce(c.pages, []), ocr_confidence: c.ocr_confidence,
+    source_type: coalesce(d.source_type, ''), a_source: coalesce(a.a_source, 1.0), a_max: a_max,
+    chunk: {fd_raw: coalesce(c.fd_raw, 0.0), n_tokens: c.n_tokens,
+            n_claims: coalesce(c.n_claims, 0),
+            bin: cs.bin, n: cs.n, total: cs.total, total_sq: cs.total_sq},
+    document: {fd_raw: coalesce(d.fd_raw, 0.0), n_tokens: d.n_tokens,
+               n_claims: coalesce(d.n_claims, 0),
+               bin: ds.bin, n: ds.n, total: ds.total, total_sq: ds.total_sq}
+  }) AS chunks
+}
+RETURN sources, chunks;

@@ -69,13 +69,6 @@ class FdInputs(TypedDict):
     total_sq: float | None
 
 
-class SourceFdInputs(FdInputs):
-    """A chunk's FD* inputs with its document's source type and that type's authority."""
-
-    source_type: str
-    a_source: float
-
-
 class IdentifiedDocumentRow(TypedDict):
     """A document's key with its content hash and location, to compare with what is read."""
 
@@ -242,16 +235,17 @@ class ReachedHop(TypedDict):
 
 
 class ReachedSource(TypedDict):
-    """A chunk hops leave, with its FD* inputs and its hops."""
+    """A chunk hops leave, and its hops."""
 
     source_id: str
-    source_fd: SourceFdInputs
-    a_max: float
     hops: list[ReachedHop]
 
 
 class ReachedRow(TypedDict):
+    """The hops, and the hits and the chunks the hops land on, hydrated."""
+
     sources: list[ReachedSource]
+    chunks: list[HydratedChunk]
 
 
 class WalkEdgeRow(TypedDict):

@@ -72,10 +72,10 @@ from typing import Any, Literal
 from anchorgraph.errors import DeadlineExceeded
 from anchorgraph.graph.deadline import Deadline, current, propagating, within
 from anchorgraph.graph.queries import Query
-from anchorgraph.graph.rows import ReachedHop, ReachedRow, ReachedSource
+from anchorgraph.graph.rows import HydratedChunk, ReachedHop, ReachedRow, ReachedSource
 from anchorgraph.retrieval.context import SearchRun
 from anchorgraph.retrieval.defaults import BRIDGE_FANOUT, DEFAULT_BRIDGE_THRESHOLD
-from anchorgraph.retrieval.fd_read import fd_score
+from anchorgraph.retrieval.fd_read import fd_of
 from anchorgraph.retrieval.options import SearchOptions
 from anchorgraph.retrieval.results import EntityHop, Hop, LinkHop, Supporting
 from anchorgraph.retrieval.values import Ranked, Ranking, Scope
@@ -218,13 +218,23 @@ class Edge:
         )
 
     @classmethod
-    def all_of(cls, sources: Iterable[ReachedSource], chunks: int) -> dict[str, list[Edge]]:
+    def all_of(
+        cls,
+        sources: Iterable[ReachedSource],
+        hydrated: Mapping[str, HydratedChunk],
+        chunks: int,
+    ) -> dict[str, list[Edge]]:
         """Each source chunk's hops, from ``reached.cypher``'s ``sources`` (an entry per source
-        chunk; its FD* is rescaled once for all its hops)."""
+        chunk), its FD*_rescaled from its hydration (``hydrated``, by chunk key: every chunk a
+        hop leaves is a hit or a hop's landing, which the read hydrates), once for all its hops.
+        A chunk the read did not hydrate (one without its document) leads nowhere."""
         edges: dict[str, list[Edge]] = {}
         for source in sources:
             source_id = source["source_id"]
-            anchor_fd = _anchor_fd(source["source_fd"], float(source["a_max"]))
+            detail = hydrated.get(source_id)
+            if detail is None:
+                continue
+            anchor_fd = fd_of(detail, "chunk").rescaled
             edges.setdefault(source_id, []).extend(
                 cls.of(hop, source_id, anchor_fd, chunks) for hop in source["hops"]
             )
@@ -249,12 +259,6 @@ class Edge:
             validation=self.validation,
             anchor_fd=self.anchor_fd,
         )
-
-
-def _anchor_fd(node: Mapping[str, Any], a_max: float) -> float:
-    """FD*_rescaled of a hop's source chunk, as every hit's is computed (``fd_read``)."""
-    source_type, a_source = str(node["source_type"]), float(node["a_source"])
-    return fd_score(node, "chunk", source_type, a_source, a_max).rescaled
 
 
 @dataclass(frozen=True)
@@ -383,6 +387,7 @@ class Expand:
         sources = list(dict.fromkeys(hit.chunk_id for hit in seeds))
         parameters = {
             "sources": sources,
+            "hits": list(dict.fromkeys(hit.chunk_id for hit in ranking.hits)),
             "depth": budget.depth,
             "threshold": budget.threshold,
             "bridge_threshold": options.expand.bridge_threshold,
@@ -396,7 +401,9 @@ class Expand:
         reached = _reached(run, parameters)
         if reached is None:  # the hits as they are, by the request's deadline
             return replace(ranking, cut_short=(*ranking.cut_short, self.name))
-        edges = allowed(Edge.all_of(reached["sources"], run.scope.chunks), run.scope.documents)
+        hydrated = {chunk["chunk_id"]: chunk for chunk in reached["chunks"]}
+        edges = Edge.all_of(reached["sources"], hydrated, run.scope.chunks)
+        edges = allowed(edges, run.scope.documents)
         found = expand([(h.chunk_id, h.score) for h in seeds], edges, budget)
         expanded = [replace(hit, supporting=s) for hit, s in zip(seeds, found, strict=True)]
         hits = expanded + ranking.hits[len(seeds) :]
@@ -404,7 +411,7 @@ class Expand:
             ranked = ranked_with_supporting(hits, document_level=options.document_level)
             threshold = options.threshold
             hits = [h for h in ranked if threshold is None or h.score >= threshold][: options.k]
-        return replace(ranking, hits=hits)
+        return replace(ranking, hits=hits, hydrated=ranking.hydrated | hydrated)
 
 
 def allowed(

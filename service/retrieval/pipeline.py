@@ -66,7 +66,7 @@ def search(
             with trace.stage(stage.name):
                 ranking = stage(run, ranking)
     with trace.stage("hydrate"):
-        hits = hydrate(trace.read, ranking.hits, level_of(options))
+        hits = hydrate(trace.read, ranking.hits, level_of(options), ranking.hydrated)
     with trace.stage("evidence"):
         hits = with_evidence(hits, ranking, options)
     return SearchResult(

@@ -458,17 +458,26 @@ class Cut:
 
 
 # --- hydrate -------------------------------------------------------------------------------------
-def hydrate(read: Reader, ranked: list[Ranked], level: Level = "chunk") -> list[Hit]:
+def hydrate(
+    read: Reader,
+    ranked: list[Ranked],
+    level: Level = "chunk",
+    hydrated: Mapping[str, HydratedChunk] | None = None,
+) -> list[Hit]:
     """The hits (and their supporting chunks) with their documents' titles, their chunks' texts
-    and the FD* (at ``level``) of those no stage read it for, in one round trip. A hit shows its
-    collection, and every id in it is the id within that collection
-    (``anchorgraph.scope.local_id``)."""
+    and the FD* (at ``level``) of those no stage read it for, in one round trip, or none when
+    ``hydrated`` (chunks a stage read as ``search/hydrate_chunks.cypher`` reads them, by key)
+    holds them all. A hit shows its collection, and every id in it is the id within that
+    collection (``anchorgraph.scope.local_id``)."""
     if not ranked:
         return []
+    details = dict(hydrated or {})
     supporting = [s.chunk_id for hit in ranked for s in hit.supporting]
     chunk_ids = list(dict.fromkeys([hit.chunk_id for hit in ranked] + supporting))
-    (row,) = read(Query.HYDRATE_CHUNKS, {"chunk_ids": chunk_ids})
-    details = {chunk["chunk_id"]: chunk for chunk in row["chunks"]}
+    missing = [chunk_id for chunk_id in chunk_ids if chunk_id not in details]
+    if missing:
+        (row,) = read(Query.HYDRATE_CHUNKS, {"chunk_ids": missing})
+        details |= {chunk["chunk_id"]: chunk for chunk in row["chunks"]}
     hits: list[Hit] = []
     for hit in ranked:
         detail = details.get(hit.chunk_id)

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from anchorgraph.text.language import Language
 
 if TYPE_CHECKING:  # the paths import this module, and the results read it
+    from anchorgraph.graph.rows import HydratedChunk
     from anchorgraph.retrieval.paths.base import PathName
     from anchorgraph.retrieval.results import FdScore, PathScore, Signals, Supporting
     from anchorgraph.retrieval.tuning import CollectionRanking
@@ -192,3 +193,6 @@ class Ranking:
     feedback_documents: list[str] = field(default_factory=list)
     lexical_scale: float = 1.0  # the lexical paths' weights were times this (query_weights)
     cut_short: tuple[str, ...] = ()  # stages left out to answer by the request's deadline
+    # Chunks a stage already read as the hydration reads them (by key): the expansion's read
+    # hydrates what it reaches, so the hydration reads only the others.
+    hydrated: dict[str, HydratedChunk] = field(default_factory=dict)

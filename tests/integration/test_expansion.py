@@ -43,12 +43,11 @@ def expanded(context: SearchContext, **options: object) -> SearchResult:
     return search(context, SearchOptions.model_validate({**request, **options}))
 
 
-def links_reached(
-    graph: Graph, sources: list[str], depth: int, threshold: float
-) -> list[dict[str, Any]]:
-    """The expansion's read with links only, one entry per hop (with the chunk it leaves)."""
-    parameters = {
+def reach(sources: list[str], depth: int, threshold: float, **changed: Any) -> dict[str, Any]:
+    """The expansion read's parameters, links only unless ``changed`` says otherwise."""
+    return {
         "sources": sources,
+        "hits": sources,
         "depth": depth,
         "threshold": threshold,
         "bridge_threshold": threshold,
@@ -58,8 +57,14 @@ def links_reached(
         "max_mentions": 20,
         "fanout": 6,
         "vector": [1.0] + [0.0] * 383,
-    }
-    (read,) = graph.read(Query.EXPAND_REACHED, parameters)
+    } | changed
+
+
+def links_reached(
+    graph: Graph, sources: list[str], depth: int, threshold: float
+) -> list[dict[str, Any]]:
+    """The expansion's read with links only, one entry per hop (with the chunk it leaves)."""
+    (read,) = graph.read(Query.EXPAND_REACHED, reach(sources, depth, threshold))
     return [
         {"source_id": row["source_id"], **hop} for row in read["sources"] for hop in row["hops"]
     ]
@@ -114,9 +119,28 @@ def test_one_read_follows_the_levels_above_the_threshold(
     assert second  # the sample corpus's landings link on
     assert {row["source_id"] for row in second} <= valid
     assert [row for row in both if row["source_id"] in sources] == first
+    # A link below the threshold is never followed, so the read leaves it out.
+    assert all(row["validation"] >= threshold for row in both)
     # Each reached chunk's links come once, however many links landed on it.
     keys = [(row["source_id"], row["landing_id"], row["href"]) for row in both]
     assert len(keys) == len(set(keys))
+
+
+def test_the_read_hydrates_the_hits_and_the_landings_as_the_hydration_does(
+    context: SearchContext, graph: Graph
+) -> None:
+    # The expansion's read gives the chunks a search may return, so that the search makes no
+    # round trip for the expansion: the hits and every landing, as hydrate_chunks gives them.
+    sources = ["default/timeline.md#0", "default/timeline.md#1"]
+    hits = [*sources, "default/index.md#0"]
+    parameters = reach(sources, 2, 0.0, hits=hits, entities=True, beside_links=True)
+    (read,) = graph.read(Query.EXPAND_REACHED, parameters)
+    landings = {hop["landing_id"] for row in read["sources"] for hop in row["hops"]}
+    assert landings - set(hits), "the sample corpus's hits reach no other chunk"
+    hydrated = {chunk["chunk_id"]: chunk for chunk in read["chunks"]}
+    assert set(hydrated) == set(hits) | landings
+    (row,) = graph.read(Query.HYDRATE_CHUNKS, {"chunk_ids": sorted(hydrated)})
+    assert {chunk["chunk_id"]: chunk for chunk in row["chunks"]} == hydrated
 
 
 def test_supporting_chunks_with_their_paths_and_one_registry(context: SearchContext) -> None:

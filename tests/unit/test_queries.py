@@ -90,8 +90,8 @@ def test_a_header_that_leaves_out_a_key_of_its_listed_maps_is_caught() -> None:
     """The expansion's one row lists its source chunks: their keys are checked too."""
     source = text(Query.EXPAND_REACHED)
     assert not unnamed_columns(Query.EXPAND_REACHED, source)
-    edited = source.replace("source_fd (its FD* inputs", "(its FD* inputs")
-    assert unnamed_columns(Query.EXPAND_REACHED, edited) == {"source_fd"}
+    edited = source.replace("): source_id; hops", "): hops")
+    assert unnamed_columns(Query.EXPAND_REACHED, edited) == {"source_id"}
 
 
 @pytest.mark.parametrize("query", every_statement(), ids=str)

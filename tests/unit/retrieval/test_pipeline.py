@@ -108,6 +108,7 @@ ROWS = {
     Query.DETECT_ENTITIES: [],
 }
 OPTIONS = {"paths": [PathName.DENSE, PathName.BM25], "weights": {"dense": 0.5, "bm25": 0.5}}
+REACHED_NOTHING = [{"sources": [], "chunks": []}]  # the expansion's read, finding no hop
 
 
 @pytest.fixture
@@ -220,7 +221,7 @@ def test_the_default_search_expands_along_what_the_collection_holds(
     links: bool, mentions: bool, read: tuple[bool, bool] | None
 ) -> None:
     graph = RecordedGraph(
-        {**ROWS, Query.EXPAND_REACHED: [{"sources": []}]}, links=links, mentions=mentions
+        {**ROWS, Query.EXPAND_REACHED: REACHED_NOTHING}, links=links, mentions=mentions
     )
     context = SearchContext(graph, HashEmbedder())
     result = search(context, SearchOptions(query="pump valve", **OPTIONS))
@@ -237,7 +238,7 @@ def test_the_default_search_expands_along_what_the_collection_holds(
 
 
 def test_a_collection_without_links_or_mentions_pays_no_round_trip_for_the_graph() -> None:
-    graph = RecordedGraph({**ROWS, Query.EXPAND_REACHED: [{"sources": []}]})
+    graph = RecordedGraph({**ROWS, Query.EXPAND_REACHED: REACHED_NOTHING})
     context = SearchContext(graph, HashEmbedder())
     both = {"links": True, "bridges": True}  # the default, and what a request may say
     result = search(context, SearchOptions(query="pump valve", expand=both, **OPTIONS))
@@ -260,7 +261,7 @@ def test_a_request_turns_each_part_of_the_expansion_off(
     turned_off: dict[str, bool], read: tuple[bool, bool] | None
 ) -> None:
     graph = RecordedGraph(
-        {**ROWS, Query.EXPAND_REACHED: [{"sources": []}]}, links=True, mentions=True
+        {**ROWS, Query.EXPAND_REACHED: REACHED_NOTHING}, links=True, mentions=True
     )
     context = SearchContext(graph, HashEmbedder())
     search(context, SearchOptions(query="pump valve", expand=turned_off, **OPTIONS))
@@ -273,7 +274,7 @@ def test_a_request_turns_each_part_of_the_expansion_off(
 
 
 def test_bridges_in_a_collection_without_links_when_asked() -> None:
-    graph = RecordedGraph({**ROWS, Query.EXPAND_REACHED: [{"sources": []}]}, mentions=True)
+    graph = RecordedGraph({**ROWS, Query.EXPAND_REACHED: REACHED_NOTHING}, mentions=True)
     context = SearchContext(graph, HashEmbedder())
     expand = {"bridges_without_links": True}
     search(context, SearchOptions(query="pump valve", expand=expand, **OPTIONS))
