@@ -15,9 +15,11 @@ marks its collections as holding links and entity mentions or not)::
 Every question of a split is searched through ``anchorgraph.retrieval.pipeline.search`` as a user
 asks without options (``SearchOptions(query=…)``: the default, default-v4, with the expansion
 and bridges where the collection has links and entities) and as the flat default (the same with
-``expand.links`` and ``expand.bridges`` off), after ``--warm-passes`` untimed passes over them all.
-The two alternate per question, which goes first too, so that background load falls on both
-alike. The wall time of each call (query embedding included) is recorded. Printed per split and
+``expand.links`` and ``expand.bridges`` off), after ``--warm-passes`` untimed passes over them all,
+in ``--passes`` timed passes (each question's searches timed once per pass: on a machine running
+other work, more passes give medians that move less between runs). The two alternate per
+question, which goes first too, so that background load falls on both alike. The wall time of
+each call (query embedding included) is recorded. Printed per split and
 over every question of every split: the two medians, their difference and ratio, and whether the
 difference is within the budget (``BUDGET_MS``); the last line is a JSON summary for machines.
 """
@@ -63,18 +65,21 @@ class Pair:
         default, flat = statistics.median(self.default_ms), statistics.median(self.flat_ms)
         verdict = "within" if self.growth_ms <= BUDGET_MS else "over"
         return (
-            f"{self.name:<24} {len(self.default_ms):>5} q  expanded {self.expanded:>5}  "
+            f"{self.name:<24} {len(self.default_ms):>5} searches, expanded {self.expanded:>5}  "
             f"default p50 {default:7.2f} ms  flat p50 {flat:7.2f} ms  "
             f"Δ {self.growth_ms:+6.2f} ms  ×{default / flat:.3f}  ({verdict} {BUDGET_MS:g} ms)"
         )
 
 
-def measure(runtime: Runtime, name: str, queries: Sequence[str], warm_passes: int) -> Pair:
-    """Both searches of every query, alternating which goes first; times of the last pass."""
+def measure(
+    runtime: Runtime, name: str, queries: Sequence[str], warm_passes: int, passes: int = 1
+) -> Pair:
+    """Both searches of every query, alternating which goes first; times of the ``passes``
+    after ``warm_passes``."""
     default_ms: list[float] = []
     flat_ms: list[float] = []
     expanded = 0
-    for timed in [False] * warm_passes + [True]:
+    for timed in [False] * warm_passes + [True] * passes:
         for i, text in enumerate(queries):
             default = SearchOptions(query=text)
             flat = SearchOptions.model_validate({"query": text, **FLAT})
@@ -96,6 +101,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--homes", type=Path, help="DIR/<dataset> is each split's eval Neo4j")
     parser.add_argument("--max-queries", type=int, help="a seeded sample of each split's queries")
     parser.add_argument("--warm-passes", type=int, default=1)
+    parser.add_argument("--passes", type=int, default=1, help="timed passes over the questions")
     args = parser.parse_args(argv)
     console = Console(stderr=True)
     pairs: list[Pair] = []
@@ -109,7 +115,8 @@ def main(argv: Sequence[str] | None = None) -> None:
             open_runtime(settings, schema=SchemaMode.APPLY) as runtime,
         ):
             queries = [query.text for query in split.queries]
-            pairs.append(measure(runtime, f"{split.name}-{split_name}", queries, args.warm_passes))
+            name = f"{split.name}-{split_name}"
+            pairs.append(measure(runtime, name, queries, args.warm_passes, args.passes))
         print(pairs[-1].line(), flush=True)
     every = Pair(
         "all splits",
