@@ -56,7 +56,9 @@ casing, each bound searched in turn per question.
 
 The database is read once for the whole answer, whatever the depth, the kinds and the number of
 hits (``cypher/expand/reached.cypher`` computes the levels inside one statement), and not at all
-where the searched collections hold neither links nor entity mentions (``graph_parts``). Within
+where the searched collections hold neither links nor entity mentions (``graph_parts``). The
+same read hydrates the hits and every chunk a hop lands on (``Ranking.hydrated``), so the
+hydration that follows makes no round trip of its own. Within
 a request's deadline (``ANCHORGRAPH_REQUEST_DEADLINE_S``) the read may take ``EXPANSION_SHARE`` of
 the time left: past that it is left to end on the server, and the search answers with its hits
 unexpanded and says so (``cut_short``), rather than not at all.
