@@ -167,10 +167,11 @@ class SentenceTransformerEmbedder:
 
 @dataclass(frozen=True)
 class QueryEmbedder:
-    """An ``Embedder`` for processes that embed queries only (``anchorgraph search``): the ONNX
-    export a ``SentenceTransformerEmbedder`` checked and recorded, run by ONNX Runtime with the
-    same tokenizer, without importing torch or sentence-transformers. Its vectors are those the
-    service embeds a query with (the same export, tokenizer and session options)."""
+    """An ``Embedder`` for processes that embed queries or a few documents (``anchorgraph
+    search``, the CLI's ingest): the ONNX export a ``SentenceTransformerEmbedder`` checked and
+    recorded, run by ONNX Runtime with the same tokenizer, without importing torch or
+    sentence-transformers. Its vectors are those the service embeds a query with (the same
+    export, tokenizer and session options)."""
 
     name: str
     encoder: OnnxQueryEncoder
@@ -181,15 +182,18 @@ class QueryEmbedder:
         return self.encoder.dimension
 
     def embed(self, texts: Sequence[str]) -> Vectors:
-        # In batches, as sentence-transformers embeds: a long list padded to its longest text
-        # as one tensor would take gigabytes.
+        # In batches of texts of like length, as sentence-transformers embeds: a batch is padded
+        # to its longest text, and a long list as one tensor would take gigabytes.
+        order = np.argsort([-len(text) for text in texts], kind="stable")
         batches = [
-            self.encoder.embed(list(texts[start : start + _QUERY_BATCH]))
+            self.encoder.embed([texts[i] for i in order[start : start + _QUERY_BATCH]])
             for start in range(0, len(texts), _QUERY_BATCH)
         ]
         if not batches:
             return np.empty((0, self.dimension), dtype=np.float32)
-        return np.concatenate(batches)
+        vectors = np.empty((len(texts), self.dimension), dtype=np.float32)
+        vectors[order] = np.concatenate(batches)
+        return vectors
 
     def count_tokens(self, text: str) -> int:
         return self.encoder.count_tokens(text)

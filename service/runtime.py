@@ -95,8 +95,9 @@ def remote_embedder(settings: Settings) -> RemoteEmbedder:
 
 def query_embedder(settings: Settings, *, notice: Callable[[str], None] | None = None) -> Embedder:
     """The embedder of a process that embeds queries and nothing else (``anchorgraph
-    search``): the checked ONNX export of the configured model with its tokenizer, in a fraction
-    of a second and without torch, giving the service's query vectors.
+    search``), or a few documents (``ModelWhenNeeded``): the checked ONNX export of the
+    configured model with its tokenizer, in a fraction of a second and without torch, giving
+    the service's vectors (float32 agreement, ``anchorgraph.onnx_encoder``).
 
     Where there is no such export yet (the first run, a model changed since, or one that is not
     in a local folder), the full model is loaded instead, which checks and records the export
@@ -134,10 +135,16 @@ def load_for_writing(settings: Settings) -> Embedder:
 
 
 class ModelWhenNeeded:
-    """The configured model (``default_embedder``), loaded the first time a text is embedded or
-    its tokens counted: an ingest or sync that finds every file unchanged, or a dry run, never
-    imports torch. Its name and its dimension (which the model's files declare) are known
-    before; the content hashes and the schema need no more."""
+    """The configured model, loaded the first time a text is embedded or its tokens counted:
+    an ingest or sync that finds every file unchanged, or a dry run, never loads it. Its name
+    and its dimension (which the model's files declare) are known before; the content hashes
+    and the schema need no more.
+
+    It loads as ``query_embedder`` does: the model's checked ONNX export where one is recorded,
+    which gives the vectors torch gives, to float32 precision, without importing torch and
+    sentence-transformers (~6 CPU s of a command's start; an ingest of three notes took ~9 CPU
+    s, docs/benchmarks.md "Start-up of the commands"), else the full model, which records the
+    export for the next command."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
@@ -159,7 +166,7 @@ class ModelWhenNeeded:
     def model(self) -> Embedder:
         with self._lock:  # one load, whichever thread asks first
             if self._model is None:
-                self._model = default_embedder(self.settings)
+                self._model = query_embedder(self.settings, notice=log.info)
             return self._model
 
     def embed(self, texts: Sequence[str]) -> Vectors:

@@ -140,17 +140,21 @@ def test_commands_that_embed_nothing_load_no_model(
     assert (out / "length.png").exists() and (out / "tiers.png").exists()
 
 
-@pytest.mark.slow  # the first ingest loads the real model, in the command's own process
 def test_an_ingest_or_sync_that_finds_nothing_new_loads_no_model(
-    clean_graph: Graph, cli_env: dict[str, str], tmp_path: Path
+    clean_graph: Graph, embedder: Embedder, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
+    """An ingest of new files embeds them through the model's recorded ONNX export (the
+    `embedder` fixture loaded the model, which recorded it), without sentence-transformers
+    (spaCy's thinc still imports torch); one that finds nothing new, a sync of unchanged files
+    and a dry run load no model at all."""
     folder = tmp_path / "notes"
     folder.mkdir()
     for name in ("a.md", "b.md"):
         (folder / name).write_text(f"# {name}\n\nThe museum opened 3 galleries in 1974.\n")
     first = anchorgraph(["ingest", str(folder), "-c", "notes"], cli_env, tmp_path)
     assert first.returncode == 0 and "2 written" in first.stdout, first.messages
-    assert {"torch", "spacy"} <= first.imported
+    assert {"onnxruntime", "spacy"} <= first.imported
+    assert first.imported & {"sentence_transformers", "transformers"} == set()
 
     again = anchorgraph(["ingest", str(folder), "-c", "notes"], cli_env, tmp_path)
     assert again.returncode == 0 and "0 written" in again.stdout, again.messages
