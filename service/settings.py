@@ -126,9 +126,10 @@ class Settings(BaseSettings):
     )
     embedding_onnx_queries: bool = Field(
         default=True,
-        description="Embed queries through ONNX Runtime from an export of the same model, kept "
-        "in cache_dir and checked against sentence-transformers at load (~2.5x faster for one "
-        "text on a CPU); torch if it cannot be had. False: always torch.",
+        description="Embed queries, and the documents of the CLI's ingest and sync, through "
+        "ONNX Runtime from an export of the same model, kept in cache_dir and checked against "
+        "sentence-transformers at load (~2.5x faster for one text on a CPU, and no torch import "
+        "for a small ingest); torch if it cannot be had. False: always torch.",
     )
     # An embedding server instead of the model in this process (service/embedding_remote.py,
     # docs/embeddings.md): embedding_model is then the model's name on that server.
