@@ -382,6 +382,9 @@ def test_cli_ingest_embeds_on_the_threads_asked_and_reports_them(
     (folder / "valve.md").write_text("# Valve\n\nThe valve V-7 closes at 4 bar.\n")
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_URI", settings.bolt_uri)
     monkeypatch.setenv("ANCHORGRAPH_NEO4J_PASSWORD", neo4j_auth(settings)[1])
+    # Through torch, whose thread count a test can read (process-wide); the ONNX export the
+    # ingest uses by default is given the same setting (onnx_encoder._session).
+    monkeypatch.setenv("ANCHORGRAPH_EMBEDDING_ONNX_QUERIES", "false")
     before = torch.get_num_threads()
     try:
         done = CliRunner().invoke(app, ["ingest", str(folder), "--threads", "2"])
