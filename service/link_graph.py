@@ -41,7 +41,7 @@ from anchorgraph.graph.gateway import Graph, GraphReader, single_in
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import DocumentLinksRow
 
-DEFAULT_DAMPING = 0.85  # Page et al. 1999, and networkx's default
+DEFAULT_DAMPING = 0.85  # the PageRank paper's (Page, Brin, Motwani, Winograd), networkx's default
 TOLERANCE = 1e-6  # networkx's default: stop when the L1 change is below N · TOLERANCE
 TOP = 10
 WRITE_BATCH = 5000  # documents per UNWIND of set_pagerank.cypher
