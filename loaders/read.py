@@ -34,7 +34,7 @@ from anchorgraph.loaders.formats import (
     supported,
 )
 from anchorgraph.loaders.model import SourceDocument
-from anchorgraph.loaders.pool import ordered_map
+from anchorgraph.loaders.pool import IN_PROCESS_S, ordered_map
 from anchorgraph.loaders.sources import Description, Entry, LocalSource, Source, uri_path
 from anchorgraph.scope import document_id
 from anchorgraph.text.normalise import normalise_text
@@ -291,6 +291,7 @@ def read_source(
     files: FileReading | None = None,
     only: Callable[[Entry], bool] | None = None,
     workers: int = 1,
+    in_process_s: float = IN_PROCESS_S,
     ahead: int = 64,
 ) -> Generator[SourceDocument, None, None]:
     """Read a source's single file, or every supported file of its folder, as it lists them
@@ -320,6 +321,7 @@ def read_source(
         workers: Processes that read a folder's files, each file whole (parsed, and OCRed
             where it is a scan), while the caller takes the documents of those before it in
             order (``anchorgraph.loaders.pool``); 1: read here, one file after the other.
+        in_process_s: How long the files are read here before the processes take the rest.
         ahead: Files of a folder read at most past the one whose documents are being taken.
 
     Returns:
@@ -352,6 +354,7 @@ def read_source(
         only,
         partial(read_file, source, source_type, max_bytes, reading),
         workers=workers,
+        in_process_s=in_process_s,
         ahead=ahead,
     )
 
@@ -368,12 +371,15 @@ def _read_folder(
     read: Callable[[tuple[Entry, str]], FileRead],
     *,
     workers: int,
+    in_process_s: float,
     ahead: int,
 ) -> Generator[SourceDocument, None, None]:
-    """The documents of a folder's files, each file read by ``read`` in one of ``workers``
-    processes; what is passed over is told to ``on_skip`` in its place in the listing."""
+    """The documents of a folder's files, each file read by ``read`` here for the first
+    ``in_process_s``, then in one of ``workers`` processes; what is passed over is told to
+    ``on_skip`` in its place in the listing."""
     files = folder_files(source, fmt, on_skip, only)
-    with closing(ordered_map(read, files, workers=workers, ahead=ahead)) as read_files:
+    mapped = ordered_map(read, files, workers=workers, ahead=ahead, in_process_s=in_process_s)
+    with closing(mapped) as read_files:
         for found in read_files:
             yield from found.documents
             if found.skipped is not None:

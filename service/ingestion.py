@@ -144,6 +144,7 @@ def reading(
         files=FileReading.configured(settings),
         only=only,
         workers=workers_for(settings.read_workers),
+        in_process_s=settings.read_in_process_s,
         ahead=ahead,
     )
     try:
@@ -196,6 +197,7 @@ def plan_folder_sync(
             files=FileReading.configured(settings),
             only=only,
             workers=workers_for(settings.read_workers),
+            in_process_s=settings.read_in_process_s,
         )
         with closing(documents):
             return list(documents)

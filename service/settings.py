@@ -208,6 +208,13 @@ class Settings(BaseSettings):
         "sync, while the model embeds and Neo4j writes what was read before; 0: one a core, "
         "1: read in the ingesting process.",
     )
+    read_in_process_s: float = Field(
+        default=0.5,
+        ge=0,
+        description="How long a folder's reading runs in the ingesting process before the "
+        "read_workers processes take the rest: their start (each imports the readers it needs) "
+        "costs more than a few small files take to read; 0: the processes from the first file.",
+    )
     ray_connect_timeout_s: float = Field(
         default=10.0,
         gt=0,

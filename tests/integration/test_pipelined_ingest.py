@@ -56,7 +56,9 @@ def _ingest(
     workers: int,
     on_progress: Any = None,
 ) -> tuple[IngestStats, list[str]]:
-    settings = runtime.settings.model_copy(update={"read_workers": workers})
+    # The reader processes from the first file: these files are read here in well under the
+    # default ANCHORGRAPH_READ_IN_PROCESS_S.
+    settings = runtime.settings.model_copy(update={"read_workers": workers, "read_in_process_s": 0})
     skipped: list[str] = []
     with reading(
         settings, folder, on_skip=lambda item: skipped.append(item.path), ahead=BATCH

@@ -1,10 +1,12 @@
 """Work spread over processes (``anchorgraph.loaders.pool``): results in the order given
 whatever order they finish in, a failure raised in its turn, and the items taken a bounded way
-ahead of the caller. The work is a shell command (``subprocess.check_output``): a function
+ahead of the caller, and the first items in the caller's process until they have taken long
+enough to pay for a pool. The work is a shell command (``subprocess.check_output``): a function
 every worker imports by name."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from collections.abc import Iterator
 
@@ -20,13 +22,13 @@ def _shell(script: str) -> list[str]:
 def test_results_come_in_the_order_given_when_later_ones_finish_first() -> None:
     # The first item finishes last: the others are done by the second worker meanwhile.
     scripts = [_shell("sleep 1; echo 0"), *(_shell(f"echo {n}") for n in range(1, 6))]
-    results = ordered_map(subprocess.check_output, scripts, workers=2, ahead=8)
+    results = ordered_map(subprocess.check_output, scripts, workers=2, ahead=8, in_process_s=0)
     assert [int(out) for out in results] == list(range(6))
 
 
 def test_a_failure_is_raised_in_its_turn_after_what_came_before() -> None:
     scripts = [_shell("echo 0"), _shell("echo 1"), _shell("exit 3"), _shell("echo 3")]
-    results = ordered_map(subprocess.check_output, scripts, workers=2, ahead=8)
+    results = ordered_map(subprocess.check_output, scripts, workers=2, ahead=8, in_process_s=0)
     assert [int(next(results)), int(next(results))] == [0, 1]
     with pytest.raises(subprocess.CalledProcessError):
         next(results)
@@ -40,7 +42,7 @@ def test_items_are_taken_at_most_ahead_past_the_one_given() -> None:
             taken.append(n)
             yield _shell(f"echo {n}")
 
-    results = ordered_map(subprocess.check_output, items(), workers=2, ahead=3)
+    results = ordered_map(subprocess.check_output, items(), workers=2, ahead=3, in_process_s=0)
     assert int(next(results)) == 0
     assert len(taken) == 4  # the one given and three ahead: not the fifty
     results.close()  # the pool stops, the rest never taken
@@ -57,3 +59,20 @@ def test_one_worker_reads_in_this_process_one_item_at_a_time() -> None:
 
     results = ordered_map(str, items(), workers=1, ahead=5)
     assert next(results) == "0" and taken == [0]
+
+
+def test_the_first_items_are_worked_on_here_until_they_have_taken_in_process_s() -> None:
+    # Each item takes 0.15 s: the first two (0.3 s together) reach the 0.2 s, so the rest go to
+    # the pool's workers. The shell prints its parent: the process that ran the item.
+    scripts = [_shell("sleep 0.15; echo $PPID") for _ in range(5)]
+    ran_in = [int(out) for out in ordered_map(
+        subprocess.check_output, scripts, workers=2, ahead=8, in_process_s=0.2
+    )]  # fmt: skip
+    assert ran_in[:2] == [os.getpid()] * 2
+    assert os.getpid() not in ran_in[2:]
+
+
+def test_quick_work_never_starts_a_pool() -> None:
+    scripts = [_shell("echo $PPID") for _ in range(5)]
+    ran_in = ordered_map(subprocess.check_output, scripts, workers=2, ahead=8, in_process_s=60)
+    assert {int(out) for out in ran_in} == {os.getpid()}
