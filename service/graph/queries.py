@@ -33,7 +33,6 @@ from anchorgraph.graph.rows import (
     ChunkVectorRow,
     CollectionRow,
     CollectionSizeRow,
-    CollectionsNeededRow,
     DeletedContentRow,
     DeletedRow,
     DeletedTitleLinksRow,
@@ -82,7 +81,7 @@ from anchorgraph.graph.rows import (
     StateRow,
     SyncedDocumentRow,
     TitlePassDocumentRow,
-    VectorIndexDimensionsRow,
+    UpgradePendingRow,
     WalkEdgeRow,
     WithoutEmbeddingRow,
     WrittenRow,
@@ -114,15 +113,12 @@ class Query:
     SHARD_VECTOR_INDEXES = Statement("schema/shard_vector_indexes", NoRow)
     FULLTEXT_INDEXES = Statement("schema/fulltext_indexes", NoRow)
     INDEX_STATES = Statement("schema/index_states", IndexStateRow)
-    VECTOR_INDEX_DIMENSIONS = Statement("schema/vector_index_dimensions", VectorIndexDimensionsRow)
     AWAIT_INDEXES = Statement("schema/await_indexes", NoRow)
     # upgrade: graphs written by earlier versions, brought up to date in place (graph/schema.py)
     UPGRADE_DROP_GLOBAL_CONSTRAINTS = Statement("upgrade/drop_global_constraints", NoRow)
-    UPGRADE_COLLECTIONS_NEEDED = Statement("upgrade/collections_needed", CollectionsNeededRow)
+    UPGRADE_PENDING = Statement("upgrade/pending", UpgradePendingRow)
     UPGRADE_COLLECTIONS = Statement("upgrade/collections", NoRow)
-    UPGRADE_UNSHARDED_COLLECTIONS = Statement("upgrade/unsharded_collections", NameRow)
     UPGRADE_SHARD_COLLECTION = Statement("upgrade/shard_collection", NoRow)
-    UPGRADE_UNKEYED_COLLECTIONS = Statement("upgrade/unkeyed_collections", NameRow)
     UPGRADE_ACCENTED_ENTITIES = Statement("upgrade/accented_entities", AccentedEntityRow)
     UPGRADE_ADD_ALIAS_KEYS = Statement("upgrade/add_alias_keys", NoRow)
     UPGRADE_GRAPH_MARKS = Statement("upgrade/graph_marks", NoRow)

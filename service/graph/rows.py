@@ -90,15 +90,14 @@ class IndexStateRow(TypedDict):
     state: str
     populationPercent: float
     id: int
+    dimensions: int | None
 
 
-class VectorIndexDimensionsRow(TypedDict):
-    name: str
-    dimensions: int
-
-
-class CollectionsNeededRow(TypedDict):
-    needed: bool
+class UpgradePendingRow(TypedDict):
+    collections_needed: bool
+    unsharded: list[str]
+    unkeyed: list[str]
+    unmarked: bool
 
 
 class AccentedEntityRow(TypedDict):

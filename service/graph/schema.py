@@ -18,6 +18,7 @@ from neo4j.exceptions import ClientError
 from anchorgraph.errors import IndexNotReady, InvalidInput, SchemaMissing
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import SCHEMA, Query, cypher, statements
+from anchorgraph.graph.rows import UpgradePendingRow
 from anchorgraph.graph.shards import SHARDS, shard_labels
 from anchorgraph.scope import DEFAULT_COLLECTION, local_id, scoped
 from anchorgraph.text.identifiers import alias_keys
@@ -42,6 +43,7 @@ class IndexState:
     state: str
     population_percent: float
     id: int  # also the name of the index's folder under the database's schema/index/
+    dimensions: int | None = None  # a vector index's
 
 
 @cache
@@ -69,8 +71,9 @@ def apply_schema(graph: Graph, dimensions: int, timeout_s: float = 300.0) -> lis
         InvalidInput: the graph's vector indexes were built for another embedding dimension.
         IndexNotReady: an index did not come ONLINE within ``timeout_s``.
     """
-    _refuse_dimension_change(graph, dimensions)
-    present = frozenset(state.name for state in index_states(graph))
+    before = index_states(graph)
+    _refuse_dimension_change(before, dimensions)
+    present = frozenset(state.name for state in before)
     upgrade(graph, present)
     missing = [
         statement
@@ -110,14 +113,18 @@ def verify_schema(graph: Graph, dimensions: int) -> list[IndexState]:
             f"{', …' if len(missing) > 4 else ''}): run 'anchorgraph db init' (or ingest "
             "something) first."
         )
-    _refuse_dimension_change(graph, dimensions)
+    _refuse_dimension_change(states, dimensions)
     return _all_online(states)
 
 
 def needs_upgrade(graph: Graph) -> bool:
     """Whether the graph holds nodes written before collections."""
-    record = graph.read(Query.UPGRADE_COLLECTIONS_NEEDED)
-    return bool(record and record[0]["needed"])
+    return _pending(graph)["collections_needed"]
+
+
+def _pending(graph: Graph) -> UpgradePendingRow:
+    (row,) = graph.read(Query.UPGRADE_PENDING)
+    return row
 
 
 def upgrade(graph: Graph, present: frozenset[str] | None = None) -> bool:
@@ -134,21 +141,24 @@ def upgrade(graph: Graph, present: frozenset[str] | None = None) -> bool:
         dropped = _DROPPED_NAME.match(statement)
         if present is None or dropped is None or dropped.group(1) in present:
             graph.run(statement)
-    upgraded = needs_upgrade(graph)
+    pending = _pending(graph)
+    upgraded = pending["collections_needed"]
     if upgraded:
         for statement in statements(Query.UPGRADE_COLLECTIONS):
             graph.run(statement, {"collection": DEFAULT_COLLECTION})
-    for row in graph.read(Query.UPGRADE_UNSHARDED_COLLECTIONS):
+        pending = _pending(graph)  # every node is in a collection now, some new
+    for name in pending["unsharded"]:
         free = graph.read(Query.FREE_SHARD, {"shards": SHARDS})
         shard = int(free[0]["shard"]) if free else 0
-        parameters = {"collection": row["name"], "shard": shard, **shard_labels(shard)}
+        parameters = {"collection": name, "shard": shard, **shard_labels(shard)}
         for statement in statements(Query.UPGRADE_SHARD_COLLECTION):
             graph.run(statement, parameters)
         upgraded = True
-    for row in graph.read(Query.UPGRADE_UNKEYED_COLLECTIONS):
-        _add_accent_keys(graph, row["name"])
+    for name in pending["unkeyed"]:
+        _add_accent_keys(graph, name)
         upgraded = True
-    graph.run(cypher(Query.UPGRADE_GRAPH_MARKS))
+    if pending["unmarked"]:
+        graph.run(cypher(Query.UPGRADE_GRAPH_MARKS))
     return upgraded
 
 
@@ -170,7 +180,14 @@ def _add_accent_keys(graph: Graph, collection: str) -> None:
 
 def index_states(graph: Graph) -> list[IndexState]:
     return [
-        IndexState(r["name"], r["type"], r["state"], float(r["populationPercent"]), int(r["id"]))
+        IndexState(
+            r["name"],
+            r["type"],
+            r["state"],
+            float(r["populationPercent"]),
+            int(r["id"]),
+            None if r["dimensions"] is None else int(r["dimensions"]),
+        )
         for r in graph.read(Query.INDEX_STATES)
     ]
 
@@ -181,12 +198,12 @@ def _all_online(states: list[IndexState]) -> list[IndexState]:
     return states
 
 
-def _refuse_dimension_change(graph: Graph, dimensions: int) -> None:
+def _refuse_dimension_change(states: list[IndexState], dimensions: int) -> None:
     """A vector index keeps its dimension; vectors of another model would be silently unindexed."""
     mismatched = [
-        f"{r['name']} ({r['dimensions']})"
-        for r in graph.read(Query.VECTOR_INDEX_DIMENSIONS)
-        if r["dimensions"] is not None and int(r["dimensions"]) != dimensions
+        f"{state.name} ({state.dimensions})"
+        for state in states
+        if state.dimensions is not None and state.dimensions != dimensions
     ]
     if mismatched:
         raise InvalidInput(
