@@ -5,10 +5,12 @@ A search pays once for everything it touches first: in the API process, the mode
 inferences and the first run of each code path; in Neo4j, the plan of each search statement
 (the query cache starts empty with the server) and the first reads of the indexes' files. A
 write pays the same for its own statements, and for spaCy's and the model's first batch. So
-before it serves, the API rehearses one write (``WARM_DOCUMENT``, in a transaction rolled back:
-nothing stays) while it runs the search the search page sends (``FIRST_SEARCHES``); then, while
-it serves, one throwaway search of each other kind (``WARM_SEARCHES``: every path, both levels,
-the ranking stages). Measured with ``benchmarks/warm_start.py`` (medians of two runs, the sample
+the API rehearses one write (``WARM_DOCUMENT``, in a transaction rolled back: nothing stays)
+while it runs the search the search page sends (``FIRST_SEARCHES``), and serves once that
+search is warm, the rehearsal's last statements still being planned (the write took ~1 s longer
+than the search, and a write sent at once waits for them: 0.39-0.48 s); then, while it serves,
+one throwaway search of each other kind (``WARM_SEARCHES``: every path, both levels, the
+ranking stages). Measured with ``benchmarks/warm_start.py`` (medians of two runs, the sample
 corpus): warming all of it before serving makes start-up ~10 s longer; all of it in the
 background leaves a search made at once waiting 3.8 s for the plans the warm-up is making; the
 write and the page's search first, side by side, add ~4.5 s to an 8 s start-up; with the
@@ -114,7 +116,8 @@ def warm_up(
     stopping: Callable[[], bool] = lambda: False,
 ) -> WarmUp:
     """Rehearse writing ``WARM_DOCUMENT`` into the graph's first collection (or the default
-    one; rolled back) while running ``FIRST_SEARCHES``, then call ``serving``; then run
+    one; rolled back) while running ``FIRST_SEARCHES``, and call ``serving`` once they ran,
+    whether or not the rehearsal has ended; once it has, run
     ``WARM_SEARCHES`` and ``IN_COLLECTION_SEARCHES`` in that collection, calling ``give_way``
     before each. Each search runs for each of ``WARM_QUERIES`` and its answer is thrown away.
     It stops at the first that fails (calling ``serving`` if it has not), and before the next
@@ -130,9 +133,9 @@ def warm_up(
             write = pool.submit(rehearsing.ingest, [warm_document()], collection=collection)
             for options in FIRST_SEARCHES:
                 done += _run_searches(runtime, options)
+            serving()  # the rehearsal's last statements may still be planned: a write waits
             write.result()
             writes += 1
-        serving()
         in_collection = [{**o, "collections": collections} for o in IN_COLLECTION_SEARCHES]
         for options in [*WARM_SEARCHES, *(in_collection if collections else [])]:
             give_way()
