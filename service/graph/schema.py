@@ -146,7 +146,7 @@ def upgrade(graph: Graph, present: frozenset[str] | None = None) -> bool:
     if upgraded:
         for statement in statements(Query.UPGRADE_COLLECTIONS):
             graph.run(statement, {"collection": DEFAULT_COLLECTION})
-        pending = _pending(graph)  # every node is in a collection now, some new
+        pending = _pending(graph)  # the default collection it made lacks a shard, keys, marks
     for name in pending["unsharded"]:
         free = graph.read(Query.FREE_SHARD, {"shards": SHARDS})
         shard = int(free[0]["shard"]) if free else 0
