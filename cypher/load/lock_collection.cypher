@@ -4,8 +4,8 @@
 // document and chunk counts and its FD* bin statistics, which they add to
 // (count_collection.cypher, fd/count_documents.cypher), never lose an update; writes into other
 // collections do not wait. A new collection is marked as having its entities' keys without
-// accents, which ingestion writes (nothing for the upgrade to do: unkeyed in upgrade/pending.cypher), and
-// as holding no link or mention yet (create_links.cypher and create_mentions.cypher mark the
+// accents, which ingestion writes (never unkeyed for upgrade/pending.cypher), and as holding no
+// link or mention yet (create_links.cypher and create_mentions.cypher mark the
 // first; a search's expansion reads neither where there are none, retrieval/expansion.py).
 // The collection records the model its vectors come from (embedding_model), on its first write
 // with a model named; the caller refuses a write with another (loaders/graph_writer.py), which
