@@ -12,6 +12,7 @@ are unique within it: the same ``README.md`` in two collections is two documents
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import hashlib
 import json
@@ -454,8 +455,9 @@ class Ingestor:
         Batches are written in order by one writer thread while the main thread parses and
         embeds the next batch, so the Neo4j write overlaps the model instead of adding to it.
         A batch is written only after the one before it committed. When anything fails, the
-        write under way is let finish (it commits or fails whole) and no later batch is
-        written; the error is then raised, as it would be without the overlap.
+        write under way is let finish (it commits or fails whole; what it committed is counted,
+        and ``on_progress`` told) and no later batch is written; the error is then raised, as
+        it would be without the overlap.
 
         Raises:
             InvalidInput: ``collection`` is not a valid collection name, or a document's id is
@@ -494,21 +496,31 @@ class Ingestor:
             ThreadPoolExecutor(max_workers=1, thread_name_prefix="anchorgraph-nlp") as nlp,
         ):
             pending: _Pending | None = None
-            for batch in _batches(documents, self.batch_size):
-                in_flight = pending.prepared if pending else None
-                prepared = self._prepare(
-                    batch,
-                    stats,
-                    in_flight,
-                    nlp,
-                    replace=replace,
-                    language=language,
-                    preconditions=conditions,
-                )
+            try:
+                for batch in _batches(documents, self.batch_size):
+                    in_flight = pending.prepared if pending else None
+                    prepared = self._prepare(
+                        batch,
+                        stats,
+                        in_flight,
+                        nlp,
+                        replace=replace,
+                        language=language,
+                        preconditions=conditions,
+                    )
+                    if pending is not None:
+                        written, pending = pending, None
+                        finish(written)
+                    write = propagating(self.write)  # within the caller's deadline, if any
+                    pending = _Pending(prepared, writer.submit(write, collection, prepared))
+            except Exception:
+                # Reading or preparing the next batch failed while this one was written: it
+                # commits or fails whole, and what it committed is counted and reported (an
+                # ingest job's progress) before the error goes on, its own failure aside.
                 if pending is not None:
-                    finish(pending)
-                write = propagating(self.write)  # within the caller's deadline, if any
-                pending = _Pending(prepared, writer.submit(write, collection, prepared))
+                    with contextlib.suppress(Exception):
+                        finish(pending)
+                raise
             if pending is not None:
                 finish(pending)
         # Also when nothing was written: an earlier run may have ended before its refit.

@@ -3,11 +3,14 @@ folder under the allowed prefixes and uploaded files (a .zip among them) ingeste
 background with progress; a path outside the prefixes refused; a job replaces nothing unseen (a
 changed file from the same folder updates its document, one from another folder or an upload
 is refused and listed with its reason); one job per collection (409); a cancel stops between
-batches with nothing half-written; an API stopped mid-job resumes it at its next start and
-writes nothing twice; `anchorgraph jobs` follows a job to its end.
+batches with nothing half-written; a job whose embedder fails ends failed with the reason, its
+batches whole; an API stopped mid-job resumes it at its next start and writes nothing twice;
+`anchorgraph jobs` follows a job to its end.
 
 The embedder is the deterministic fake (these are tests of plumbing), held at a gate where a
-test needs a job caught mid-way; 130 small files make three batches of the runtime's 64."""
+test needs a job caught mid-way; 130 small files make three batches of the runtime's 64. The
+ingest embeds a batch while it writes the one before, and records that one's progress once the
+embedding is done: a gate on the second batch holds the job before any progress is recorded."""
 
 from __future__ import annotations
 
@@ -30,6 +33,7 @@ from uvicorn_thread import served
 from anchorgraph.app import create_app
 from anchorgraph.cli.main import app as cli
 from anchorgraph.embedding import HashEmbedder, Vectors
+from anchorgraph.errors import EmbeddingUnavailable
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.jobs import JobRunner
 from anchorgraph.settings import Settings
@@ -37,6 +41,7 @@ from anchorgraph.settings import Settings
 pytestmark = pytest.mark.integration
 
 FILES = 130  # three batches of 64
+BATCH = 64  # documents in one transaction of the runtime's ingest
 CHROMIUM = Path("/usr/bin/chromium")  # Debian's (Makefile), as the search page's tests drive it
 NOTE = "The archive keeps letter"  # in every note, and in nothing the API embeds of its own
 WAIT_S = 300.0  # a safety net only: the tests wait on the job's thread, not on time
@@ -315,6 +320,51 @@ def test_an_api_stopped_mid_job_resumes_it_and_writes_nothing_twice(
         job = finish(client, job_id)
     assert job["state"] == "done", job
     assert (job["written"], job["unchanged"]) == (FILES - stopped["written"], stopped["written"])
+    assert documents(clean_graph.driver) == (FILES, 0)
+
+
+class FailingEmbedder(GatedEmbedder):
+    """The fake embedder whose server goes away after the first batch of notes: every later
+    call that embeds notes fails as the remote embedder fails once its retries run out."""
+
+    MESSAGE = (
+        "The embedding server http://127.0.0.1:9/v1/embeddings cannot be reached (ConnectError); "
+        "tried 3 time(s) over 1 s (ANCHORGRAPH_EMBEDDING_RETRY_S). Nothing of this batch was "
+        "written."
+    )
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.failing = True
+
+    def embed(self, texts: Sequence[str]) -> Vectors:
+        notes = sum(NOTE in text for text in texts)
+        with self.lock:
+            if notes and self.failing and self.notes >= BATCH:
+                raise EmbeddingUnavailable(self.MESSAGE)
+        return super().embed(texts)
+
+
+def test_a_job_whose_embedder_fails_ends_failed_with_the_reason_and_whole_batches(
+    clean_graph: Graph, settings: Settings, folder: Path
+) -> None:
+    failing = FailingEmbedder()
+    with client_of(settings, failing, folder) as client:
+        body = {"source": str(folder), "collection": "failing"}
+        job = finish(client, client.post("/ingest/jobs", json=body).json()["id"])
+        assert (job["state"], job["error"], job["eta_s"]) == ("failed", failing.MESSAGE, None)
+        written, empty = documents(clean_graph.driver)
+        assert (written, empty) == (job["written"], 0)  # whole documents of whole batches
+        assert written == BATCH  # the batch written as the next one's embedding failed
+
+        # The collection is free again, and the same job with the server back writes the rest.
+        failing.failing = False
+        again = finish(client, client.post("/ingest/jobs", json=body).json()["id"])
+    assert (again["state"], again["written"], again["unchanged"]) == (
+        "done",
+        FILES - written,
+        written,
+    )
     assert documents(clean_graph.driver) == (FILES, 0)
 
 
