@@ -9,11 +9,14 @@ writers of one collection would each see the other's documents as changed or ref
 The runner ingests the source like ``anchorgraph ingest`` (``ingestion.reading`` then
 ``Ingestor.ingest``), one transaction per batch. After each batch it records the progress and
 reads whether a cancel was asked; a cancel stops it there, between batches, so every document is
-written whole or not at all. When the API stops, the job stays ``running`` in the graph and the
-next start resumes it (``resume``): the ingest skips what is written already by content hash, so
-nothing is written twice. Uploaded files are kept under ``data_dir/uploads/<collection>/`` until
-the job ends, so that a resumed job can read them again, and re-uploading a file keeps its
-document's ``uri``, as the "nothing replaced unseen" rule needs (docs/collections.md).
+written whole or not at all. A job runs in one API process of those serving the graph, the one
+whose runner claimed it (``JobRunner``). When the API stops, the job stays ``running`` in the
+graph, released, and the next runner to look resumes it (``resume``); a crashed API's jobs are
+taken over once its claim's lease has passed. The ingest skips what is written already by
+content hash, so nothing is written twice. Uploaded files are kept under
+``data_dir/uploads/<collection>/`` until the job ends, so that a resumed job can read them
+again, and re-uploading a file keeps its document's ``uri``, as the "nothing replaced unseen"
+rule needs (docs/collections.md).
 """
 
 from __future__ import annotations
@@ -41,7 +44,7 @@ from anchorgraph.errors import (
     JobRunning,
     NotFound,
 )
-from anchorgraph.graph.gateway import row_values, single_in
+from anchorgraph.graph.gateway import row_values, rows_in, single_in
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import JobProgressRow
 from anchorgraph.loaders.graph_writer import lock_collection
@@ -80,9 +83,14 @@ class Cancelled(Exception):
     """Raised from the progress callback between batches: the job was asked to stop."""
 
 
+class Lost(Exception):
+    """Raised when a runner's write finds that its job is no longer its own: it renewed nothing
+    for longer than its lease and another runner took the job over (or the job was deleted)."""
+
+
 class Stopping(Exception):
     """Raised from the progress callback between batches: the API is stopping; the job stays
-    ``running`` and is resumed at the next start."""
+    ``running``, released, and the next runner to look resumes it."""
 
 
 class JobRefusal(BaseModel):
@@ -253,12 +261,30 @@ def _put(folder: Path, name: str, data: bytes) -> str:
 
 
 class JobRunner:
-    """Runs the API's ingest jobs, each in a thread of its own, over ``runtime``."""
+    """Runs the API's ingest jobs, each in a thread of its own, over ``runtime``.
+
+    Several API processes may serve one graph (``anchorgraph serve --workers N``); each has a
+    runner, and a job runs in one of them only: the runner that creates or resumes a job first
+    claims it (cypher/jobs/claim_job.cypher), in one transaction that takes the job node's write
+    lock and then finds it free. A claim names the runner by a random token (``owner``, nothing
+    secret) and lasts ``ingest_job_lease_s``: a thread of the runner renews it every third of
+    that, and every write of the job's progress renews it too. A runner that stops releases its
+    jobs, which the next start claims at once; one that crashed renews nothing, and once its
+    lease has passed another runner takes its jobs over: every runner looks for such jobs at its
+    start and every lease after. A runner that was silent past its lease (a machine that stalled)
+    finds at its next write that it lost the job, and stops it without writing.
+    """
 
     def __init__(self, runtime: Runtime) -> None:
         self.runtime = runtime
+        self.owner = uuid.uuid4().hex  # names this runner's claims; a random id, no secret
+        self.lease_s = runtime.settings.ingest_job_lease_s
         self._stopping = threading.Event()
+        self._ended = threading.Event()  # every job stopped: the keeper stops renewing
+        self._lock = threading.Lock()  # the threads, the claims held, the keeper
         self._threads: dict[str, threading.Thread] = {}
+        self._held: set[str] = set()  # jobs this runner claimed and runs
+        self._keeper: threading.Thread | None = None
 
     @property
     def stopping(self) -> threading.Event:
@@ -280,9 +306,10 @@ class JobRunner:
         staged: Path | None = None,
     ) -> str:
         """Record a new job reading ``source`` (only ``files`` of it when given) into
-        ``collection`` and start it; returns its id. ``staged``: a folder holding ``files``
-        (uploaded), moved into ``source`` once the job is recorded, and removed in any case, so
-        that a refused upload never overwrites the files of the job it waits for.
+        ``collection``, claimed by this runner, and start it; returns its id. ``staged``: a
+        folder holding ``files`` (uploaded), moved into ``source`` once the job is recorded, and
+        removed in any case, so that a refused upload never overwrites the files of the job it
+        waits for.
 
         Raises:
             JobRunning: a job is queued or running in the collection.
@@ -299,6 +326,8 @@ class JobRunner:
                 "replace": replace,
                 "state": JobState.QUEUED.value,
                 "error": "",
+                "owner": self.owner,
+                "lease_s": self.lease_s,
                 **Progress().stored(),
             },
         }
@@ -323,7 +352,8 @@ class JobRunner:
                 f"Job {busy} is writing into collection {collection!r}; this one would see its "
                 f"documents half-written. Wait for it (GET /ingest/jobs/{busy}) or cancel it."
             )
-        self._start(job_id)
+        with self._lock:
+            self._start(job_id)
         return job_id
 
     def get(self, job_id: str) -> Job:
@@ -349,19 +379,27 @@ class JobRunner:
         return JobState(row["state"])
 
     def resume(self) -> list[str]:
-        """Start again every job the last API left queued or running."""
-        ids = [row["id"] for row in self.runtime.graph.read(Query.UNFINISHED_JOBS, {})]
-        for job_id in ids:
-            self._start(job_id)
-        return ids
+        """Claim and start every job queued or running that no runner holds: the last API
+        released it as it stopped, or crashed and let its lease pass. From now on until
+        ``stop``, look for such jobs again every lease. Returns the ids this runner took."""
+        with self._lock:
+            self._start_keeper()
+        return self._take_unheld()
 
     def stop(self, timeout_s: float = 30.0) -> None:
-        """Stop every job after its batch under way (each stays ``running``, resumed at the next
-        start), waiting at most ``timeout_s`` for them."""
-        self._stopping.set()
+        """Stop every job after its batch under way (each stays ``running``, released, and is
+        resumed by the next runner to look), waiting at most ``timeout_s`` for them; a job still
+        running then is taken over by another runner once this one's lease has passed."""
+        with self._lock:
+            self._stopping.set()
+            threads = list(self._threads.values())
+            keeper = self._keeper
         deadline = time.monotonic() + timeout_s
-        for thread in list(self._threads.values()):
+        for thread in threads:
             thread.join(max(0.0, deadline - time.monotonic()))
+        self._ended.set()
+        if keeper is not None:
+            keeper.join(max(0.0, deadline - time.monotonic()))
 
     def wait(self, job_id: str, timeout_s: float) -> None:
         """Until the job's thread ends (tests, the CLI's own runs)."""
@@ -369,45 +407,137 @@ class JobRunner:
         if thread is not None:
             thread.join(timeout_s)
 
+    # --- claims -------------------------------------------------------------------------------
+    def _take_unheld(self) -> list[str]:
+        """Claim and start the jobs no runner holds (cypher/jobs/unowned_jobs.cypher)."""
+        ids = [row["id"] for row in self.runtime.graph.read(Query.UNOWNED_JOBS, {})]
+        return [job_id for job_id in ids if self._claim(job_id)]
+
+    def _claim(self, job_id: str) -> bool:
+        """Claim the job and start it, unless another runner holds it, or this one runs it
+        already, or the API is stopping."""
+        with self._lock:
+            thread = self._threads.get(job_id)
+            if self._stopping.is_set() or (thread is not None and thread.is_alive()):
+                return False
+            parameters = {"id": job_id, "owner": self.owner, "lease_s": self.lease_s}
+            row = self.runtime.graph.write(lambda tx: single_in(tx, Query.CLAIM_JOB, parameters))
+            if row is None or not row["claimed"]:
+                return False
+            if row["silent_s"] is not None:
+                log.warning(
+                    "took over ingest job %s, whose runner had renewed nothing for %.1f s",
+                    job_id,
+                    row["silent_s"],
+                )
+            self._start(job_id)
+        return True
+
+    def _start_keeper(self) -> None:
+        """Start the thread that renews this runner's claims, once; the caller holds ``_lock``."""
+        if self._keeper is None:
+            self._keeper = threading.Thread(target=self._keep, name="ingest-jobs", daemon=True)
+            self._keeper.start()
+
+    def _keep(self) -> None:
+        """Renew this runner's claims every third of the lease, and look for jobs no runner
+        holds every lease, until every job of this runner has stopped."""
+        look_at = time.monotonic() + self.lease_s
+        while not self._ended.wait(self.lease_s / 3):
+            try:
+                self._renew()
+                if not self._stopping.is_set() and time.monotonic() >= look_at:
+                    look_at = time.monotonic() + self.lease_s
+                    self._take_unheld()
+            except Exception:  # Neo4j out of reach for a while: try again at the next beat
+                log.exception("ingest jobs: renewing or looking for jobs failed")
+
+    def _renew(self) -> None:
+        with self._lock:
+            ids = sorted(self._held)
+        if not ids:
+            return
+        parameters = {"ids": ids, "owner": self.owner}
+        rows = self.runtime.graph.write(lambda tx: rows_in(tx, Query.RENEW_CLAIMS, parameters))
+        for job_id in set(ids) - {row["id"] for row in rows}:
+            log.warning("ingest job %s was taken over by another runner", job_id)
+
     # --- the run ------------------------------------------------------------------------------
     def _start(self, job_id: str) -> None:
+        """Run a job this runner has claimed; the caller holds ``_lock``."""
         thread = threading.Thread(
             target=self._run, args=(job_id,), name=f"ingest-job-{job_id[:8]}", daemon=True
         )
         self._threads[job_id] = thread
+        self._held.add(job_id)
+        self._start_keeper()
         thread.start()
 
-    def _set(self, job_id: str, progress: Progress, state: JobState, error: str = "") -> bool:
-        """Record ``progress``, ``state`` and ``error``; whether a cancel was asked."""
+    def _set(
+        self,
+        job_id: str,
+        progress: Progress,
+        state: JobState,
+        error: str = "",
+        *,
+        release: bool = False,
+    ) -> bool:
+        """Record ``progress``, ``state`` and ``error`` (and let the job go, with ``release``);
+        whether a cancel was asked.
+
+        Raises:
+            Lost: another runner holds the job now; nothing was written.
+        """
         changes = JobUpdate(**progress.stored(), state=state.value, error=error)
-        row = self.runtime.graph.write(
-            lambda tx: single_in(tx, Query.SET_JOB, {"id": job_id, "progress": changes})
-        )
-        return bool(row and row["cancel"])
+        parameters = {"id": job_id, "owner": self.owner, "release": release, "progress": changes}
+        row = self.runtime.graph.write(lambda tx: single_in(tx, Query.SET_JOB, parameters))
+        if row is None or not row["owned"]:
+            raise Lost
+        return row["cancel"]
 
     def _run(self, job_id: str) -> None:
+        try:
+            self._run_held(job_id)
+        except Lost:
+            log.warning(
+                "ingest job %s is no longer this runner's: it renewed nothing for longer than "
+                "ANCHORGRAPH_INGEST_JOB_LEASE_S and another took the job over (or it was "
+                "deleted); this one stops it without writing",
+                job_id,
+            )
+        except Exception:  # its state unwritten (Neo4j out of reach): resumed once its lease passes
+            log.exception("ingest job %s stopped", job_id)
+        finally:
+            with self._lock:
+                self._held.discard(job_id)
+
+    def _run_held(self, job_id: str) -> None:
         job = self.get(job_id)
         if not job.state.unfinished:
             return
         progress = Progress()
         if self._set(job_id, progress, JobState.RUNNING):
-            self._set(job_id, progress, JobState.CANCELLED)
+            self._set(job_id, progress, JobState.CANCELLED, release=True)
             return
         try:
             self._ingest(job, progress, lambda: self._set(job_id, progress, JobState.RUNNING))
         except Cancelled:
-            self._set(job_id, progress, JobState.CANCELLED)
+            self._set(job_id, progress, JobState.CANCELLED, release=True)
         except Stopping:
-            self._set(job_id, progress, JobState.RUNNING)  # the next start resumes it
+            self._set(job_id, progress, JobState.RUNNING, release=True)  # resumed by the next
             return
+        except Lost:
+            raise
         except AnchorgraphError as error:
-            self._set(job_id, progress, JobState.FAILED, str(error))
+            self._set(job_id, progress, JobState.FAILED, str(error), release=True)
         except Exception as error:
             log.exception("ingest job %s failed", job_id)
-            self._set(job_id, progress, JobState.FAILED, f"{type(error).__name__}: {error}")
+            self._set(
+                job_id, progress, JobState.FAILED, f"{type(error).__name__}: {error}", release=True
+            )
         else:
-            self._set(job_id, progress, JobState.DONE)
-        self._release(job)
+            self._set(job_id, progress, JobState.DONE, release=True)
+        self._remove_uploads(job)
 
     def _ingest(self, job: Job, progress: Progress, record: Callable[[], bool]) -> None:
         """Ingest the job's source as ``anchorgraph ingest`` does, whose rule decides what is
@@ -453,7 +583,7 @@ class JobRunner:
             )
         take(stats)
 
-    def _release(self, job: Job) -> None:
+    def _remove_uploads(self, job: Job) -> None:
         """A finished job's uploaded files are not needed any more."""
         if job.uploaded:
             folder = Path(job.source)

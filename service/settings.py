@@ -201,6 +201,14 @@ class Settings(BaseSettings):
         description="The server folders and URL prefixes (s3://bucket/prefix) an ingest job of "
         "the API (POST /ingest/jobs) may read from, a JSON list; empty: uploads only.",
     )
+    ingest_job_lease_s: float = Field(
+        default=30.0,
+        ge=0.5,
+        le=3600.0,
+        description="How long an API process may go without renewing its claim on an ingest "
+        "job it runs (it renews every third of this) before another process takes the job "
+        "over; every process also looks for such jobs this often.",
+    )
     read_workers: int = Field(
         default=0,
         ge=0,

@@ -28,9 +28,9 @@ from anchorgraph.graph.rows import (
     BrowserNeighbourhoodRow,
     BrowserOverviewRow,
     BusyRow,
-    CancelRow,
     CandidatesRow,
     ChunkVectorRow,
+    ClaimRow,
     CollectionRow,
     CollectionSizeRow,
     DeletedContentRow,
@@ -63,6 +63,7 @@ from anchorgraph.graph.rows import (
     IdRow,
     IndexStateRow,
     JobRow,
+    JobWrittenRow,
     JudgmentRow,
     LinkRow,
     LockRow,
@@ -233,9 +234,11 @@ class Query:
     # jobs: ingest jobs of the API (service/jobs.py)
     CREATE_JOB = Statement("jobs/create_job", BusyRow)
     GET_JOB = Statement("jobs/get_job", JobRow)
-    SET_JOB = Statement("jobs/set_job", CancelRow)
+    SET_JOB = Statement("jobs/set_job", JobWrittenRow)
     CANCEL_JOB = Statement("jobs/cancel_job", StateRow)
-    UNFINISHED_JOBS = Statement("jobs/unfinished_jobs", IdRow)
+    UNOWNED_JOBS = Statement("jobs/unowned_jobs", IdRow)
+    CLAIM_JOB = Statement("jobs/claim_job", ClaimRow)
+    RENEW_CLAIMS = Statement("jobs/renew_claims", IdRow)
     # health
     SERVER_INFO = Statement("health/server_info", ServerInfoRow)
 

@@ -577,8 +577,20 @@ class JobRow(JobProgressRow):
     updated: DateTime
 
 
-class CancelRow(TypedDict):
+class JobWrittenRow(TypedDict):
+    """Whether the runner still owned the job (and so wrote it), and whether a cancel was
+    asked."""
+
+    owned: bool
     cancel: bool
+
+
+class ClaimRow(TypedDict):
+    """Whether the runner claimed the job; how long the owner it took over from had been silent
+    (null: there was none)."""
+
+    claimed: bool
+    silent_s: float | None
 
 
 class StateRow(TypedDict):

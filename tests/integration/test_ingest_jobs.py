@@ -5,7 +5,9 @@ changed file from the same folder updates its document, one from another folder 
 is refused and listed with its reason); one job per collection (409); a cancel stops between
 batches with nothing half-written; a running job's progress rises with a time left; a job whose
 embedder fails ends failed with the reason, its batches whole; an API stopped mid-job resumes it
-at its next start and writes nothing twice; `anchorgraph jobs` follows a job to its end.
+at its next start and writes nothing twice; of several runners resuming a job one runs it, and
+a crashed API's job is taken over once its lease has passed; `anchorgraph jobs` follows a job
+to its end.
 
 The embedder is the deterministic fake (these are tests of plumbing), held at a gate where a
 test needs a job caught mid-way; 130 small files make three batches of the runtime's 64. The
@@ -15,6 +17,9 @@ embedding is done: a gate on the second batch holds the job before any progress 
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 import threading
 import time
 import zipfile
@@ -36,7 +41,9 @@ from anchorgraph.cli.main import app as cli
 from anchorgraph.embedding import HashEmbedder, Vectors
 from anchorgraph.errors import EmbeddingUnavailable
 from anchorgraph.graph.gateway import Graph
+from anchorgraph.graph.local_server import LocalNeo4j
 from anchorgraph.jobs import JobRunner
+from anchorgraph.runtime import open_runtime
 from anchorgraph.settings import Settings
 
 pytestmark = pytest.mark.integration
@@ -95,18 +102,25 @@ def folder(tmp_path: Path) -> Path:
     return corpus
 
 
-def app_of(settings: Settings, embedder: HashEmbedder, folder: Path) -> FastAPI:
-    """The API allowed to ingest from the test's folder, uploads kept in its own data dir."""
-    update = {
+def settings_of(settings: Settings, folder: Path, **update: Any) -> Settings:
+    """The settings of an API allowed to ingest from the test's folder, uploads kept in its own
+    data dir, changed by ``update``."""
+    allowed = {
         "spacy_model": "",
         "ingest_job_prefixes": [str(folder)],
         "data_dir": folder.parent / "data",
     }
-    return create_app(settings.model_copy(update=update), embedder_factory=lambda _: embedder)
+    return settings.model_copy(update=allowed | update)
 
 
-def client_of(settings: Settings, embedder: HashEmbedder, folder: Path) -> TestClient:
-    return TestClient(app_of(settings, embedder, folder))
+def app_of(settings: Settings, embedder: HashEmbedder, folder: Path, **update: Any) -> FastAPI:
+    return create_app(settings_of(settings, folder, **update), embedder_factory=lambda _: embedder)
+
+
+def client_of(
+    settings: Settings, embedder: HashEmbedder, folder: Path, **update: Any
+) -> TestClient:
+    return TestClient(app_of(settings, embedder, folder, **update))
 
 
 def documents(driver: neo4j.Driver) -> tuple[int, int]:
@@ -312,10 +326,9 @@ def test_an_api_stopped_mid_job_resumes_it_and_writes_nothing_twice(
         # the runner is stopping.
         stopping = cast(JobRunner, cast(Any, client.app).state.jobs).stopping
         threading.Thread(target=lambda: stopping.wait(WAIT_S) and gated.open_gate()).start()
-    stopped = clean_graph.driver.execute_query(
-        "MATCH (j:IngestJob {id: $id}) RETURN j.state AS state, j.written AS written", id=job_id
-    ).records[0]
+    stopped = stored(clean_graph.driver, job_id)
     assert stopped["state"] == "running" and 0 < stopped["written"] < FILES
+    assert "owner" not in stopped  # released: the next start takes it at once, not in a lease
     assert documents(clean_graph.driver) == (stopped["written"], 0)
 
     with client_of(settings, HashEmbedder(dimension=384), folder) as client:
@@ -323,6 +336,24 @@ def test_an_api_stopped_mid_job_resumes_it_and_writes_nothing_twice(
     assert job["state"] == "done", job
     assert (job["written"], job["unchanged"]) == (FILES - stopped["written"], stopped["written"])
     assert documents(clean_graph.driver) == (FILES, 0)
+
+
+def stored(driver: neo4j.Driver, job_id: str) -> dict[str, Any]:
+    """The job's node as the graph holds it, its claim included."""
+    records = driver.execute_query(
+        "MATCH (j:IngestJob {id: $id}) RETURN properties(j) AS job", id=job_id
+    ).records
+    return dict(records[0]["job"])
+
+
+def settled(client: TestClient, job_id: str) -> dict[str, Any]:
+    """The job once it is finished, whichever runner finishes it (``finish`` waits on this
+    API's own thread, which a job taken over later does not have yet)."""
+    deadline = time.monotonic() + WAIT_S
+    while (job := client.get(f"/ingest/jobs/{job_id}").json())["state"] in UNFINISHED:
+        assert time.monotonic() < deadline, job
+        time.sleep(0.1)
+    return dict(job)
 
 
 def progress_past(client: TestClient, job_id: str, written: int) -> dict[str, Any]:
@@ -415,6 +446,141 @@ def test_a_job_whose_embedder_fails_ends_failed_with_the_reason_and_whole_batche
         written,
     )
     assert documents(clean_graph.driver) == (FILES, 0)
+
+
+def test_runners_resuming_one_job_together_run_it_once(
+    clean_graph: Graph, settings: Settings, folder: Path
+) -> None:
+    """Several API processes start on one graph (``serve --workers N``) and each resumes what
+    the last API left: one claims the job, the others find it claimed. Each note is embedded
+    once, and the job writes what the stopped API had not."""
+    gated = GatedEmbedder(close_after=BATCH)
+    with client_of(settings, gated, folder) as client:
+        body = {"source": str(folder), "collection": "resumed"}
+        job_id = client.post("/ingest/jobs", json=body).json()["id"]
+        assert gated.waiting.wait(WAIT_S)
+        stopping = cast(JobRunner, cast(Any, client.app).state.jobs).stopping
+        threading.Thread(target=lambda: stopping.wait(WAIT_S) and gated.open_gate()).start()
+    left = stored(clean_graph.driver, job_id)
+    assert left["state"] == "running" and "owner" not in left  # released as the API stopped
+    before = left["written"]
+
+    counting = GatedEmbedder()
+    runners_settings = settings_of(settings, folder)
+    with open_runtime(runners_settings, embedder_factory=lambda _: counting) as runtime:
+        runners = [JobRunner(runtime) for _ in range(4)]
+        start = threading.Barrier(len(runners))
+        taken: dict[int, list[str]] = {}
+
+        def resume(place: int) -> None:
+            start.wait(WAIT_S)
+            taken[place] = runners[place].resume()
+
+        resuming = [threading.Thread(target=resume, args=(n,)) for n in range(len(runners))]
+        for thread in resuming:
+            thread.start()
+        for thread in resuming:
+            thread.join(WAIT_S)
+        assert sorted(taken.values()) == [[]] * (len(runners) - 1) + [[job_id]], taken
+        for runner in runners:
+            runner.wait(job_id, WAIT_S)
+            runner.stop()
+    job = stored(clean_graph.driver, job_id)
+    assert (job["state"], job["written"], job["unchanged"]) == ("done", FILES - before, before)
+    assert counting.notes == FILES - before  # no note embedded twice
+    assert documents(clean_graph.driver) == (FILES, 0)
+
+
+# A process that claims a job and dies mid-way: it submits the job, embeds the notes of two
+# batches and never returns from the third's (the ingest embeds it while it writes the second),
+# until the test kills it.
+CRASHING_OWNER = """
+import sys, threading
+from anchorgraph.embedding import HashEmbedder
+from anchorgraph.jobs import JobRunner
+from anchorgraph.runtime import open_runtime
+from anchorgraph.settings import Settings
+
+NOTE, BATCH, SOURCE = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+
+class Stuck(HashEmbedder):
+    def __init__(self):
+        super().__init__(dimension=384)
+        self.notes = 0
+
+    def embed(self, texts):
+        notes = sum(NOTE in text for text in texts)
+        if notes and self.notes >= BATCH:
+            threading.Event().wait()
+        self.notes += notes
+        return super().embed(texts)
+
+with open_runtime(Settings(_env_file=None), embedder_factory=lambda _: Stuck()) as runtime:
+    JobRunner(runtime).submit("crashed", SOURCE)
+    threading.Event().wait()
+"""
+# Long enough that a loaded machine's owner renews within it (every third of it), short enough
+# for a test; every bound below is read from it.
+LEASE_S = 4.0
+
+
+def test_a_crashed_apis_job_is_taken_over_once_its_lease_has_passed(
+    clean_graph: Graph, settings: Settings, folder: Path, tmp_path: Path
+) -> None:
+    """A running API looks for jobs whose owner stopped renewing its claim, every lease: the job
+    of a process killed mid-way goes on there, no sooner than the lease after the dead owner's
+    last renewal (both times the server's own clock), and writes what it had not."""
+    update = {"ingest_job_lease_s": LEASE_S}
+    password = (
+        settings.neo4j_password.get_secret_value()
+        if settings.neo4j_password is not None
+        else LocalNeo4j(settings).password()
+    )
+    environment = {
+        **os.environ,
+        "ANCHORGRAPH_NEO4J_URI": settings.bolt_uri,
+        "ANCHORGRAPH_NEO4J_PASSWORD": password,
+        "ANCHORGRAPH_NEO4J_DATABASE": settings.neo4j_database,
+        "ANCHORGRAPH_SPACY_MODEL": "",
+        "ANCHORGRAPH_INGEST_JOB_LEASE_S": str(LEASE_S),
+        "ANCHORGRAPH_DATA_DIR": str(tmp_path / "owner"),
+    }
+    with client_of(settings, HashEmbedder(dimension=384), folder, **update) as client:
+        taker = cast(JobRunner, cast(Any, client.app).state.jobs)
+        with (tmp_path / "owner.log").open("wb") as log:  # the process keeps a copy
+            owner = subprocess.Popen(
+                [sys.executable, "-c", CRASHING_OWNER, NOTE, str(2 * BATCH), str(folder)],
+                cwd=tmp_path,
+                env=environment,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
+        query = "MATCH (j:IngestJob {collection: 'crashed'}) RETURN properties(j) AS job"
+        try:
+            # Both batches written: the owner will write nothing more, but for its claim.
+            deadline = time.monotonic() + WAIT_S
+            while documents(clean_graph.driver)[0] < 2 * BATCH:
+                assert owner.poll() is None, (tmp_path / "owner.log").read_text()[-3000:]
+                assert time.monotonic() < deadline, "the owner did not write two batches"
+                time.sleep(0.05)
+            running = dict(clean_graph.driver.execute_query(query).records[0]["job"])
+            # Held by the live owner, not by the API, which looked for free jobs all along.
+            assert running["owner"] not in {None, taker.owner}, running
+        finally:
+            owner.kill()
+            owner.wait(timeout=30)
+        job_id = running["id"]
+        dead = stored(clean_graph.driver, job_id)
+        assert (dead["owner"], dead["state"]) == (running["owner"], "running")
+        assert documents(clean_graph.driver) == (2 * BATCH, 0)
+
+        job = settled(client, job_id)
+    written = 2 * BATCH
+    assert (job["state"], job["written"], job["unchanged"]) == ("done", FILES - written, written)
+    assert documents(clean_graph.driver) == (FILES, 0)
+    taken = stored(clean_graph.driver, job_id)
+    silent = taken["claimed"].to_native() - dead["heartbeat"].to_native()
+    assert silent.total_seconds() >= LEASE_S, silent  # not before the lease had passed
 
 
 def test_anchorgraph_jobs_follows_a_job_to_its_end(
