@@ -575,7 +575,8 @@ def import_into(
 
 
 def finish_import(graph: Graph, files: ImportFiles) -> int:
-    """What an import leaves to do once the schema is applied: the empty lists
+    """What an import leaves to do once the schema is applied (whose upgrade has marked each
+    collection and built its entity bridges, ``anchorgraph.graph.bridges``): the empty lists
     (``restore_empty_lists``, whose count it returns), and the FD* length bins and their
     statistics, which ingestion keeps in its transactions and an import cannot
     (``anchorgraph.loaders.fd_stats.refit``)."""

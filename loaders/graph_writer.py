@@ -25,6 +25,7 @@ import neo4j
 from anchorgraph.embedding import Vectors, check_model
 from anchorgraph.errors import Conflict
 from anchorgraph.factual_density import fd_raw
+from anchorgraph.graph.bridges import BRIDGED_MENTIONS, refresh_bridges
 from anchorgraph.graph.gateway import Graph, rows_in, run_in, single_in
 from anchorgraph.graph.queries import Query, Statement
 from anchorgraph.graph.rows import DeletedContentRow
@@ -165,6 +166,8 @@ def write_documents(
         _run_rows(tx, Query.CREATE_LINKS, {"links": rows.links}, scope)
         _run_rows(tx, Query.RESOLVE_UNRESOLVED, {"documents": rows.arrivals}, scope)
         _delete_orphans(tx, collection, old)
+        mentioned = [row["entity_id"] for row in rows.mentions]
+        refresh_bridges(tx, [*(old["entity_ids"] if old else []), *mentioned])
         existed, removed_chunks = (old["documents"], old["chunks"]) if old else (0, 0)
         counts = {
             "documents": len(ids) - existed,
@@ -222,6 +225,7 @@ def delete_documents(graph: Graph, collection: str, ids: Sequence[str]) -> int:
         old = single_in(tx, Query.DELETE_DOCUMENT_CONTENT, {"ids": keys})
         record = single_in(tx, Query.DELETE_DOCUMENTS, {"ids": keys, "collection": collection})
         _delete_orphans(tx, collection, old)
+        refresh_bridges(tx, old["entity_ids"] if old else [])
         deleted = int(record["deleted"]) if record else 0
         removed_chunks = int(old["chunks"]) if old else 0
         counts = {
@@ -255,7 +259,12 @@ def lock_collection(
     """
     free = single_in(tx, Query.FREE_SHARD, {"shards": SHARDS})
     shard = free["shard"] if free else 0
-    parameters = {"collection": collection, "shard": shard, "model": model}
+    parameters = {
+        "collection": collection,
+        "shard": shard,
+        "model": model,
+        "bridge_bound": BRIDGED_MENTIONS,
+    }
     record = single_in(tx, Query.LOCK_COLLECTION, parameters)
     if model is not None and record is not None:
         check_model(collection, record["model"], model)

@@ -28,6 +28,7 @@ import neo4j
 import numpy as np
 
 from anchorgraph.embedding import Embedder, Vectors
+from anchorgraph.graph.bridges import refresh_bridges
 from anchorgraph.graph.gateway import Graph, rows_in, run_in
 from anchorgraph.graph.queries import Query
 from anchorgraph.graph.rows import EmbeddedText
@@ -139,6 +140,7 @@ def _reembed_documents(
         "links": _rows(links, _embed(embedder, links)),
     }
     run_in(tx, Query.SET_VECTORS, parameters)
+    refresh_bridges(tx, (entity_id for row in rows for entity_id in row["entity_ids"]))
     return Reembedded(len(rows), len(chunks), len(triples), len(links))
 
 

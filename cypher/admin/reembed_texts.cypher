@@ -2,9 +2,12 @@
 // ingestion embeds them (loaders/ingest.py): each chunk's text, each triple's text and each
 // link's anchor context (its anchor text where it has none), so that another model embeds them
 // again in place. Links without a context embedding (none was made) are left out.
+// The entities its chunks mention are listed too: their bridges' validations are cosines of
+// chunk vectors (load/refresh_bridges.cypher), refreshed with the vectors.
 // Parameters: $ids (document keys). Returns: id (key), chunks (list of {id, text}, in reading
 // order), triples (list of {id: the relationship's elementId, text}), links (list of {id: the
-// relationship's elementId, text}); one row per document that exists.
+// relationship's elementId, text}), entity_ids (list of entity keys); one row per document that
+// exists.
 UNWIND $ids AS id
 MATCH (d:Document {id: id})
 CALL (d) {
@@ -25,4 +28,6 @@ CALL (d) {
     text: CASE WHEN coalesce(l.context, '') = '' THEN l.anchor_text ELSE l.context END
   }) AS links
 }
-RETURN d.id AS id, chunks, triples, links;
+RETURN d.id AS id, chunks, triples, links,
+  COLLECT { MATCH (d)-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity) RETURN DISTINCT e.id }
+    AS entity_ids;

@@ -8,13 +8,14 @@
 //   links has a validation of at least $threshold, or out of every one with $beside_links (the
 //   expansion follows a chunk's bridges only where none of its links is valid unless told
 //   otherwise; reading them for the others was a third of the bridges read on MuSiQue dev,
-//   docs/benchmarks.md "Entity bridges"): an entity the chunk
-//   MENTIONS that at most $max_mentions chunks mention (a specific one: common entities never
-//   bridge), to another document's chunk that mentions it too; its validation is 2·cos − 1 of
-//   the landing chunk and the chunk the bridge leaves (the context the entity was named in). Of
-//   a chunk's bridges with a validation of at least $bridge_threshold, the $fanout closest to
-//   the query vector are kept (a chunk naming several entities would otherwise reach dozens);
-//   where several entities join the same two chunks, the one fewest chunks mention comes first.
+//   docs/benchmarks.md "Entity bridges"): a BRIDGE the graph keeps (load/refresh_bridges.cypher)
+//   for an entity the chunk mentions that at most $max_mentions chunks mention (a specific one:
+//   common entities never bridge), to another document's chunk that mentions it too; its
+//   validation, stored with it, is 2·cos − 1 of the landing chunk and the chunk the bridge
+//   leaves (the context the entity was named in). Of a chunk's bridges with a validation of at
+//   least $bridge_threshold, the $fanout closest to the query vector are kept (a chunk naming
+//   several entities would otherwise reach dozens); where several entities join the same two
+//   chunks, the one fewest chunks mention comes first.
 // Level 1 is the links and bridges out of $sources; each next level, the links out of the chunks
 // a link of the previous one landed on with a validation of at least $threshold (each chunk
 // once, none of $sources).
@@ -22,12 +23,11 @@
 // of MuSiQue dev and HotpotQA dev500, neither a bridge out of a landing nor a link out of a
 // bridge's landing was ever claimed (a hit's supporting chunks are full at the first level),
 // and reading them tripled the statement's time.
-// A bridge's validation is computed once per pair of chunks, however many entities join them, and
-// a landing chunk's embedding is read, and its similarity to the query taken, once per answer,
-// however many hits reach it. Reading a chunk's embedding is the costliest step of the bridges
-// (a 384-float array property: ~8 µs of server time each on a busy two-core machine, against
-// ~3 µs for a similarity); on MuSiQue dev one answer's bridges joined 126 pairs of chunks at the
-// median, with 87 distinct landing chunks (docs/benchmarks.md, "The expansion's cost").
+// Why bridges are read from the graph rather than joined through the mentions here: that join,
+// and the landing chunk's embedding read for each validation, were most of the statement's time
+// (docs/benchmarks.md, "The expansion's cost"). Here a landing chunk's embedding is read once per
+// answer, for its similarity to the query, and only where a bridge to it passes
+// $bridge_threshold.
 // Each hop carries its landing chunk's similarity to the query vector (its own similarity to
 // the question).
 // Why one statement: the levels are computed inside it (reduce over range(1, $depth), each level
@@ -45,7 +45,8 @@
 // Parameters: $sources (chunk ids), $hits (the ranking's chunk ids, $sources among them),
 // $depth (1..3), $threshold and $bridge_threshold (validations, -1..1), $links and $entities
 // (booleans: the hop kinds followed), $beside_links (boolean: bridges also out of chunks with a
-// valid link), $max_mentions and $fanout (integers), $vector (the query's embedding).
+// valid link), $max_mentions (integer, at most the bound bridges are kept under: graph/bridges.py
+// BRIDGED_MENTIONS) and $fanout (integer), $vector (the query's embedding).
 // Returns: one row. sources: a list with an entry per chunk a hop leaves, by its id (one list
 // rather than a row per chunk: replayed with the 500 HotpotQA dev500 and 162 MuSiQue dev
 // answers' parameters, the rows the same, the client's p50 fell by 0.24–0.36 ms of ~3.3, the
@@ -97,26 +98,16 @@ CALL (levels) {
   UNWIND CASE WHEN $entities THEN [source_id IN $sources WHERE $beside_links OR none(
     link IN levels[0] WHERE link.source.id = source_id AND link.validation >= $threshold)]
     ELSE [] END AS source_id
-  MATCH (s:Chunk {id: source_id})
-  WITH s, s.embedding AS left
-  MATCH (s)-[:MENTIONS]->(e:Entity)
-  WITH s, left, e, COUNT { (e)<-[:MENTIONS]-() } AS mentions
-  WHERE mentions <= $max_mentions
-  MATCH (e)<-[:MENTIONS]-(t:Chunk)
-  WHERE t.document_id <> s.document_id
-  WITH s, left, t, collect({entity: e, mentions: mentions}) AS joins
-  WITH t, collect({source: s, left: left, joins: joins}) AS reaches
-  WITH t, reaches, t.embedding AS right
-  WITH t, reaches, right, vector.similarity.cosine(right, $vector) AS nearness
+  MATCH (s:Chunk {id: source_id})-[b:BRIDGE]->(t:Chunk)
+  WHERE b.mentions <= $max_mentions AND b.validation >= $bridge_threshold
+  WITH t, collect({source: s, bridge: b}) AS reaches
+  WITH t, reaches, vector.similarity.cosine(t.embedding, $vector) AS nearness
   UNWIND reaches AS reach
-  WITH reach.source AS s, t, reach.joins AS joins, nearness,
-       2 * vector.similarity.cosine(right, reach.left) - 1 AS validation
-  WHERE validation >= $bridge_threshold
-  UNWIND joins AS join
-  WITH s, t, join.entity AS e, join.mentions AS mentions, validation, nearness
-  ORDER BY s.id, nearness DESC, t.id, mentions, e.id
-  WITH s, collect({kind: 'entity', source: s, entity: e, name: e.name, mentions: mentions,
-                   landing: t, validation: validation, nearness: nearness})[..$fanout] AS found
+  WITH reach.source AS s, t, reach.bridge AS b, nearness
+  ORDER BY s.id, nearness DESC, t.id, b.mentions, b.entity_id
+  WITH s, collect({kind: 'entity', source: s, entity_id: b.entity_id, name: b.name,
+                   mentions: b.mentions, landing: t, validation: b.validation,
+                   nearness: nearness})[..$fanout] AS found
   RETURN reduce(all = [], edges IN collect(found) | all + edges) AS bridges
 }
 CALL (levels, bridges) {
@@ -132,7 +123,7 @@ CALL (levels, bridges) {
     source_id: s.id,
     hops: [edge IN edges | {
       kind: edge.kind, href: coalesce(edge.link.href, ''),
-      anchor_text: coalesce(edge.name, ''), entity_id: edge.entity.id,
+      anchor_text: coalesce(edge.name, ''), entity_id: edge.entity_id,
       mentions: edge.mentions, landing_id: edge.landing.id,
       landing_document_id: edge.landing.document_id, landing_tokens: edge.landing.n_tokens,
       validation: edge.validation,

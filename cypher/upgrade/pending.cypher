@@ -9,9 +9,12 @@
 //   add_alias_keys.cypher add them; a collection created since is marked at creation,
 //   load/lock_collection.cypher);
 // - unmarked: some collection is not yet marked as holding links or mentions or not
-//   (upgrade/graph_marks.cypher marks them).
-// Parameters: none. Returns: collections_needed (boolean), unsharded (list of names, sorted),
-// unkeyed (list of names, sorted), unmarked (boolean); one row.
+//   (upgrade/graph_marks.cypher marks them);
+// - unbridged: collections whose entity bridges were never built, or built under another bound
+//   than $bound (graph/bridges.py bridge_collection builds them; upgrade/mark_bridged.cypher).
+// Parameters: $bound (integer: graph/bridges.py BRIDGED_MENTIONS). Returns: collections_needed
+// (boolean), unsharded (list of names, sorted), unkeyed (list of names, sorted), unmarked
+// (boolean), unbridged (list of names, sorted); one row.
 RETURN EXISTS { MATCH (d:Document) WHERE d.collection IS NULL }
     OR EXISTS { MATCH (c:Chunk) WHERE c.collection IS NULL }
     OR EXISTS { MATCH (e:Entity) WHERE e.collection IS NULL }
@@ -23,4 +26,6 @@ RETURN EXISTS { MATCH (d:Document) WHERE d.collection IS NULL }
   COLLECT { MATCH (c:Collection) WHERE c.accent_keys IS NULL RETURN c.name ORDER BY c.name }
     AS unkeyed,
   EXISTS { MATCH (c:Collection) WHERE c.has_links IS NULL OR c.has_mentions IS NULL }
-    AS unmarked;
+    AS unmarked,
+  COLLECT { MATCH (c:Collection) WHERE coalesce(c.bridge_bound, -1) <> $bound
+            RETURN c.name ORDER BY c.name } AS unbridged;

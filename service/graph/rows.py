@@ -98,6 +98,7 @@ class UpgradePendingRow(TypedDict):
     unsharded: list[str]
     unkeyed: list[str]
     unmarked: bool
+    unbridged: list[str]
 
 
 class AccentedEntityRow(TypedDict):
@@ -510,6 +511,7 @@ class ReembedTextsRow(TypedDict):
     chunks: list[EmbeddedText]
     triples: list[EmbeddedText]
     links: list[EmbeddedText]
+    entity_ids: list[str]
 
 
 class EntityNameRow(TypedDict):

@@ -16,6 +16,7 @@ from functools import cache
 from neo4j.exceptions import ClientError
 
 from anchorgraph.errors import IndexNotReady, InvalidInput, SchemaMissing
+from anchorgraph.graph.bridges import BRIDGED_MENTIONS, bridge_collection
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import SCHEMA, Query, cypher, statements
 from anchorgraph.graph.rows import UpgradePendingRow
@@ -123,7 +124,7 @@ def needs_upgrade(graph: Graph) -> bool:
 
 
 def _pending(graph: Graph) -> UpgradePendingRow:
-    (row,) = graph.read(Query.UPGRADE_PENDING)
+    (row,) = graph.read(Query.UPGRADE_PENDING, {"bound": BRIDGED_MENTIONS})
     return row
 
 
@@ -133,10 +134,11 @@ def upgrade(graph: Graph, present: frozenset[str] | None = None) -> bool:
     that made folders, tags and index terms unique across the whole graph are dropped
     (``apply_schema`` makes them unique per collection); collections without a shard get one,
     each in turn; entities get their keys without accents (``entity_keys``); collections are
-    marked as holding links and entity mentions or not (what a search's expansion reads).
-    Idempotent; returns whether anything needed upgrading (the marks aside). ``present``: the
-    names of the graph's indexes and constraints, when known (the global constraints are
-    dropped only where present)."""
+    marked as holding links and entity mentions or not (what a search's expansion reads), and
+    get their entity bridges where they have none, or have them under another bound
+    (``bridge_collection``). Idempotent; returns whether anything needed upgrading (the marks
+    and bridges aside). ``present``: the names of the graph's indexes and constraints, when
+    known (the global constraints are dropped only where present)."""
     for statement in statements(Query.UPGRADE_DROP_GLOBAL_CONSTRAINTS):
         dropped = _DROPPED_NAME.match(statement)
         if present is None or dropped is None or dropped.group(1) in present:
@@ -159,6 +161,8 @@ def upgrade(graph: Graph, present: frozenset[str] | None = None) -> bool:
         upgraded = True
     if pending["unmarked"]:
         graph.run(cypher(Query.UPGRADE_GRAPH_MARKS))
+    for name in pending["unbridged"]:
+        bridge_collection(graph, name)
     return upgraded
 
 

@@ -10,6 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from anchorgraph.graph.bridges import BRIDGED_MENTIONS
 from anchorgraph.retrieval.defaults import (
     DEFAULT_BRIDGE_MAX_MENTIONS,
     DEFAULT_BRIDGE_THRESHOLD,
@@ -269,7 +270,8 @@ class ExpandOptions(BaseModel):
     bridge_max_mentions: Integer = Field(
         DEFAULT_BRIDGE_MAX_MENTIONS,
         ge=2,
-        le=10_000,
+        le=BRIDGED_MENTIONS,
+        # The graph keeps bridges for entities at most BRIDGED_MENTIONS chunks mention.
         description="Only entities that at most this many chunks mention bridge: common ones "
         "join unrelated passages.",
     )

@@ -97,7 +97,7 @@ def test_a_bridge_crosses_a_specific_entity_and_never_a_common_one(
     assert hop.entity_id == "walter zanini"  # within its collection, as every id shown
     # São Paulo, named by all eight chunks, never bridges here: more than √8 of them name it,
     # whatever bridge_max_mentions allows.
-    (loose,) = bridged(context, bridge_max_mentions=100, expand_per_hit=10).hits
+    (loose,) = bridged(context, bridge_max_mentions=20, expand_per_hit=10).hits
     assert [s.document_id for s in loose.supporting] == ["biennial.md"]
 
 
