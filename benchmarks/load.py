@@ -206,16 +206,9 @@ def api_processes(settings: Settings, workers: int, gazetteer: Path | None) -> I
     """``anchorgraph serve --workers N`` on a free loopback port, against ``settings``' Neo4j;
     yields its URL once /health answers 200, and stops it (its process group) at the end."""
     port = free_port()
-    password = (
-        settings.neo4j_password.get_secret_value()
-        if settings.neo4j_password is not None
-        else LocalNeo4j(settings).password()
-    )
     environment = {
         **os.environ,
-        "ANCHORGRAPH_NEO4J_URI": settings.bolt_uri,
-        "ANCHORGRAPH_NEO4J_PASSWORD": password,
-        "ANCHORGRAPH_NEO4J_DATABASE": settings.neo4j_database,
+        **LocalNeo4j(settings).client_environment(),
         "ANCHORGRAPH_INDEX_ONLINE_TIMEOUT_S": "3600",
     }
     if gazetteer is not None:

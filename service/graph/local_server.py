@@ -308,6 +308,15 @@ class LocalNeo4j:
             handle.write(generated + "\n")
         return generated
 
+    def client_environment(self) -> dict[str, str]:
+        """The variables that point another anchorgraph process at the settings' server, its
+        password among them: for a child process's environment, never for a log."""
+        return {
+            "ANCHORGRAPH_NEO4J_URI": self.settings.bolt_uri,
+            "ANCHORGRAPH_NEO4J_PASSWORD": self.password(),
+            "ANCHORGRAPH_NEO4J_DATABASE": self.settings.neo4j_database,
+        }
+
     def start(self) -> ServerStatus:
         """Start the server and wait until Bolt accepts our credentials and the HTTP port
         (Neo4j Browser) listens.

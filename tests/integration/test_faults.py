@@ -478,16 +478,9 @@ def linked_corpus(folder: Path, notes: int) -> int:
 
 def ingest_command(settings: Settings, folder: Path) -> tuple[list[str], dict[str, str]]:
     """``anchorgraph ingest`` of ``folder`` into the session's server, as its own process."""
-    password = (
-        settings.neo4j_password.get_secret_value()
-        if settings.neo4j_password is not None
-        else LocalNeo4j(settings).password()
-    )
     environment = {
         **os.environ,
-        "ANCHORGRAPH_NEO4J_URI": settings.bolt_uri,
-        "ANCHORGRAPH_NEO4J_PASSWORD": password,
-        "ANCHORGRAPH_NEO4J_DATABASE": settings.neo4j_database,
+        **LocalNeo4j(settings).client_environment(),
         "ANCHORGRAPH_SPACY_MODEL": "",  # gazetteer and patterns: the process starts faster
         "ANCHORGRAPH_EMBEDDING_ONNX_QUERIES": "false",  # batches embed through torch anyway
     }

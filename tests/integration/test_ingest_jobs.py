@@ -531,16 +531,9 @@ def test_a_crashed_apis_job_is_taken_over_once_its_lease_has_passed(
     of a process killed mid-way goes on there, no sooner than the lease after the dead owner's
     last renewal (both times the server's own clock), and writes what it had not."""
     update = {"ingest_job_lease_s": LEASE_S}
-    password = (
-        settings.neo4j_password.get_secret_value()
-        if settings.neo4j_password is not None
-        else LocalNeo4j(settings).password()
-    )
     environment = {
         **os.environ,
-        "ANCHORGRAPH_NEO4J_URI": settings.bolt_uri,
-        "ANCHORGRAPH_NEO4J_PASSWORD": password,
-        "ANCHORGRAPH_NEO4J_DATABASE": settings.neo4j_database,
+        **LocalNeo4j(settings).client_environment(),
         "ANCHORGRAPH_SPACY_MODEL": "",
         "ANCHORGRAPH_INGEST_JOB_LEASE_S": str(LEASE_S),
         "ANCHORGRAPH_DATA_DIR": str(tmp_path / "owner"),
