@@ -25,7 +25,8 @@ import neo4j
 from anchorgraph.embedding import Vectors, check_model
 from anchorgraph.errors import Conflict
 from anchorgraph.factual_density import fd_raw
-from anchorgraph.graph.bridges import BRIDGED_MENTIONS, refresh_bridges
+from anchorgraph.graph.bounds import BRIDGED_MENTIONS
+from anchorgraph.graph.bridges import refresh_bridges
 from anchorgraph.graph.gateway import Graph, rows_in, run_in, single_in
 from anchorgraph.graph.queries import Query, Statement
 from anchorgraph.graph.rows import DeletedContentRow

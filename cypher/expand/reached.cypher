@@ -45,7 +45,7 @@
 // Parameters: $sources (chunk ids), $hits (the ranking's chunk ids, $sources among them),
 // $depth (1..3), $threshold and $bridge_threshold (validations, -1..1), $links and $entities
 // (booleans: the hop kinds followed), $beside_links (boolean: bridges also out of chunks with a
-// valid link), $max_mentions (integer, at most the bound bridges are kept under: graph/bridges.py
+// valid link), $max_mentions (integer, at most the bound bridges are kept under: graph/bounds.py
 // BRIDGED_MENTIONS) and $fanout (integer), $vector (the query's embedding).
 // Returns: one row. sources: a list with an entry per chunk a hop leaves, by its id (one list
 // rather than a row per chunk: replayed with the 500 HotpotQA dev500 and 162 MuSiQue dev

@@ -14,7 +14,7 @@
 // rolls this back.
 // Parameters: $collection (a valid name, service/scope.py), $shard (for a new collection),
 // $model (the writer's embedding model; null: record none), $bridge_bound (integer:
-// graph/bridges.py BRIDGED_MENTIONS).
+// graph/bounds.py BRIDGED_MENTIONS).
 // Returns: shard (the collection's; null for one written before shards, not upgraded yet),
 // model (the model it records now; null: none recorded).
 MERGE (c:Collection {name: $collection})

@@ -12,7 +12,7 @@
 // (bridged), so that one more than $bound chunks mention is not scanned for bridges it cannot
 // have.
 // Parameters: $entity_ids (entity keys; those no longer in the graph are skipped), $bound
-// (integer: graph/bridges.py BRIDGED_MENTIONS). Returns: nothing.
+// (integer: graph/bounds.py BRIDGED_MENTIONS). Returns: nothing.
 UNWIND $entity_ids AS entity_id
 MATCH (e:Entity {id: entity_id})
 CALL (e) {

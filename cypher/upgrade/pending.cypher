@@ -12,7 +12,7 @@
 //   (upgrade/graph_marks.cypher marks them);
 // - unbridged: collections whose entity bridges were never built, or built under another bound
 //   than $bound (graph/bridges.py bridge_collection builds them; upgrade/mark_bridged.cypher).
-// Parameters: $bound (integer: graph/bridges.py BRIDGED_MENTIONS). Returns: collections_needed
+// Parameters: $bound (integer: graph/bounds.py BRIDGED_MENTIONS). Returns: collections_needed
 // (boolean), unsharded (list of names, sorted), unkeyed (list of names, sorted), unmarked
 // (boolean), unbridged (list of names, sorted); one row.
 RETURN EXISTS { MATCH (d:Document) WHERE d.collection IS NULL }

@@ -14,15 +14,9 @@ from functools import partial
 
 import neo4j
 
+from anchorgraph.graph.bounds import BRIDGED_MENTIONS
 from anchorgraph.graph.gateway import Graph, run_in
 from anchorgraph.graph.queries import Query
-
-# Bridges are kept for entities at most this many chunks mention, so a search may ask for
-# bridges of entities up to this many mentions (``expand.bridge_max_mentions``; the default, 12,
-# and every bound the study tried, 5 to 20, docs/benchmarks.md "Entity bridges"). An entity m
-# chunks mention joins up to m·(m − 1) ordered pairs of them: over MuSiQue dev's 3,328 chunks,
-# 26,002 bridges at 12 and 44,896 at 20.
-BRIDGED_MENTIONS = 20
 
 # Entities refreshed per transaction when a whole collection is bridged.
 _ENTITIES_PER_WRITE = 2000

@@ -16,7 +16,8 @@ from functools import cache
 from neo4j.exceptions import ClientError
 
 from anchorgraph.errors import IndexNotReady, InvalidInput, SchemaMissing
-from anchorgraph.graph.bridges import BRIDGED_MENTIONS, bridge_collection
+from anchorgraph.graph.bounds import BRIDGED_MENTIONS
+from anchorgraph.graph.bridges import bridge_collection
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.queries import SCHEMA, Query, cypher, statements
 from anchorgraph.graph.rows import UpgradePendingRow

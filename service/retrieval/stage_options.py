@@ -10,7 +10,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from anchorgraph.graph.bridges import BRIDGED_MENTIONS
+from anchorgraph.graph.bounds import BRIDGED_MENTIONS
 from anchorgraph.retrieval.defaults import (
     DEFAULT_BRIDGE_MAX_MENTIONS,
     DEFAULT_BRIDGE_THRESHOLD,

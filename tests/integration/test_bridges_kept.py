@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from anchorgraph.embedding import HashEmbedder, Vectors
-from anchorgraph.graph.bridges import BRIDGED_MENTIONS
+from anchorgraph.graph.bounds import BRIDGED_MENTIONS
 from anchorgraph.graph.gateway import Graph
 from anchorgraph.graph.schema import apply_schema
 from anchorgraph.ingestion import read_all

@@ -20,7 +20,7 @@ from anchorgraph.cli.search_flags import (
     flags_of,
     read_flags,
 )
-from anchorgraph.graph.bridges import BRIDGED_MENTIONS
+from anchorgraph.graph.bounds import BRIDGED_MENTIONS
 from anchorgraph.retrieval.defaults import DEFAULT_BRIDGE_MAX_MENTIONS
 from anchorgraph.retrieval.options import FLAT_NAMES, SearchOptions
 
