@@ -217,7 +217,7 @@ def test_read_claims_from_beir_queries_and_a_csv_column(tmp_path: Path) -> None:
         read_claims(empty)
 
 
-# HealthFC's Datensatz.csv (Vladika et al., LREC-COLING 2024; CC BY-NC-ND 4.0, so not carried
+# HealthFC's Datensatz.csv (Vladika et al., LREC-COLING; CC BY-NC-ND 4.0, so not carried
 # here) as its README describes it: UTF-8 with a byte-order mark, twelve columns, quoted fields
 # that hold commas, quotes and line breaks. The rows are made up, in its layout.
 HEALTHFC_COLUMNS = (
