@@ -17,6 +17,7 @@ load average as the run ended.
     python -m benchmarks.pipelines --limit 600                # the real model
     python -m benchmarks.pipelines --limit 600 --object-store # the same, read from s3://
     python -m benchmarks.pipelines --limit 2000 --hash        # everything but the model
+    python -m benchmarks.pipelines --limit 2000 --hash --spacy-model ''  # nor spaCy's
     python -m benchmarks.pipelines --scans 8 --only ocr       # OCR, one reader against two
 
 The last line is a JSON summary for machines.
@@ -99,6 +100,11 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
         help="Serve the files from a SeaweedFS started for the run (make weed builds it).",
     )
     parser.add_argument("--hash", action="store_true", help="The hash embedder, not the model.")
+    parser.add_argument(
+        "--spacy-model",
+        default=SPACY_MODEL,
+        help="The spaCy pipeline finding entities and triples; '' for none (identifiers only).",
+    )
     parser.add_argument("--batch-size", type=int, default=64, help="Documents a transaction.")
     parser.add_argument("--scans", type=int, default=8, help="Scanned pages for OCR.")
     parser.add_argument(
@@ -175,7 +181,7 @@ def ingest(args: argparse.Namespace, settings: Settings, source: str) -> dict[st
         update={
             "embedding_threads": 0,
             "embedding_onnx_queries": False,
-            "spacy_model": SPACY_MODEL,
+            "spacy_model": args.spacy_model,
             "gazetteer": None,
         }
     )
@@ -202,14 +208,23 @@ def ingest(args: argparse.Namespace, settings: Settings, source: str) -> dict[st
             for run in runs[1:]
         }
     rows = [run.row() for run in runs]
-    print(f"\nsource {source}; embedder {'hash' if args.hash else settings.embedding_model}")
+    print(
+        f"\nsource {source}; embedder {'hash' if args.hash else settings.embedding_model}; "
+        f"spaCy {args.spacy_model or 'none'}"
+    )
     columns = list(rows[0])
     print("| " + " | ".join(columns) + " |\n|" + " --- |" * len(columns))
     for row in rows:
         print("| " + " | ".join(str(row[c]) for c in columns) + " |")
     for pipeline, equal in same.items():
         print(f"{pipeline}: graph {'identical to' if equal else 'DIFFERENT from'} serial's")
-    return {"source": source, "hash": args.hash, "runs": rows, "same_graph": same}
+    return {
+        "source": source,
+        "hash": args.hash,
+        "spacy_model": args.spacy_model,
+        "runs": rows,
+        "same_graph": same,
+    }
 
 
 def _hash_embedder(_: Settings) -> Embedder:
