@@ -307,15 +307,18 @@ class JobRunner:
     ) -> str:
         """Record a new job reading ``source`` (only ``files`` of it when given) into
         ``collection``, claimed by this runner, and start it; returns its id. ``staged``: a
-        folder holding ``files`` (uploaded), moved into ``source`` once the job is recorded, and
-        removed in any case, so that a refused upload never overwrites the files of the job it
-        waits for.
+        folder holding ``files`` (uploaded), moved once the job is recorded to a folder of the
+        job's own in ``source`` (named by its id), which the job reads, and removed in any case:
+        a refused upload never overwrites the files of the job it waits for, and a job that ends
+        removes its own folder only, never one another upload is being written into.
 
         Raises:
             JobRunning: a job is queued or running in the collection.
         """
         collection = collection_name(collection)
         job_id = uuid.uuid4().hex
+        if staged is not None:
+            source = str(Path(source) / job_id)
         parameters = {
             "collection": collection,
             "job": {
@@ -340,10 +343,7 @@ class JobRunner:
         try:
             busy = self.runtime.graph.write(create)
             if busy is None and staged is not None:
-                for name in files or []:
-                    target = Path(source) / name
-                    target.parent.mkdir(parents=True, exist_ok=True)
-                    (staged / name).replace(target)
+                staged.replace(source)
         finally:
             if staged is not None:
                 shutil.rmtree(staged, ignore_errors=True)
@@ -584,13 +584,17 @@ class JobRunner:
         take(stats)
 
     def _remove_uploads(self, job: Job) -> None:
-        """A finished job's uploaded files are not needed any more."""
+        """A finished job's uploaded files are not needed any more: the folder of its own that
+        holds them (``submit``) goes with them. A job recorded with its files in its
+        collection's upload folder, among other jobs' and uploads being staged, removes its
+        files only."""
         if job.uploaded:
             folder = Path(job.source)
+            if folder.name == job.id:
+                shutil.rmtree(folder, ignore_errors=True)
+                return
             for name in job.files:
                 (folder / name).unlink(missing_ok=True)
-            if folder.is_dir() and not any(folder.iterdir()):
-                shutil.rmtree(folder, ignore_errors=True)
 
 
 def _as_requests(documents: Iterable[SourceDocument]) -> Iterator[SourceDocument]:

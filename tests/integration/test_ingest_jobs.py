@@ -285,6 +285,29 @@ def test_uploaded_files_and_a_zip_are_ingested_and_refusals_reported(
     assert not (folder.parent / "data" / "uploads" / "escape.md").exists()
 
 
+def test_an_upload_job_keeps_its_files_in_a_folder_of_its_own_and_removes_only_that(
+    clean_graph: Graph, settings: Settings, folder: Path
+) -> None:
+    """Another upload into the collection is staged beside the job's folder while it runs; the
+    job's end removes its own folder and leaves the other upload's files where they are."""
+    uploads = folder.parent / "data" / "uploads" / "kept"
+    gated = GatedEmbedder()
+    with client_of(settings, gated, folder) as client:
+        gated.close_gate()
+        note = f"# One\n\n{NOTE}.\n".encode()  # the gate holds the job's embedding
+        files = [("files", ("one.md", note, "text/markdown"))]
+        job_id = client.post("/ingest/jobs", files=files, data={"collection": "kept"}).json()["id"]
+        assert gated.waiting.wait(WAIT_S)
+        assert (uploads / job_id / "one.md").read_bytes() == note
+        other = uploads / ".incoming-other" / "two.md"  # as POST /ingest/jobs stages an upload
+        other.parent.mkdir()
+        other.write_text("# Two\n")
+        gated.open_gate()
+        assert finish(client, job_id)["state"] == "done"
+    assert not (uploads / job_id).exists()
+    assert other.read_text() == "# Two\n"
+
+
 def test_one_job_a_collection_and_a_cancel_stops_between_batches(
     clean_graph: Graph, settings: Settings, folder: Path
 ) -> None:
